@@ -1,0 +1,33 @@
+# servelab: build, test, benchmark.
+GO      ?= go
+BIN     ?= bin
+VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo devel)
+LDFLAGS := -X main.version=$(VERSION)
+
+.PHONY: all build test vet bench fuzz clean
+
+all: build
+
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/servelab ./cmd/servelab
+
+# The test command the README and .ci/run use.
+test: vet
+	$(GO) test ./...
+
+vet:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# Short fuzzing of every parser; the seed corpora live in testdata/fuzz.
+FUZZTIME ?= 20s
+fuzz:
+	$(GO) test ./schema -run '^$$' -fuzz FuzzLoad -fuzztime $(FUZZTIME)
+	$(GO) test ./schema/plan -run '^$$' -fuzz FuzzShell -fuzztime $(FUZZTIME)
+
+clean:
+	rm -rf $(BIN)

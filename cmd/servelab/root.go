@@ -1,0 +1,164 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"servelab.dev/schema"
+)
+
+// Exit codes: user errors (bad study, bad input) exit 1, misuse of the
+// command line exits 2.
+const (
+	exitOK    = 0
+	exitError = 1
+	exitUsage = 2
+)
+
+type command struct {
+	summary string
+	run     func(env *env, args []string) error
+}
+
+// env is what a command writes to.
+type env struct {
+	stdout, stderr io.Writer
+}
+
+var commands = map[string]command{
+	"vet":     {"validate study files and folders", runVet},
+	"plan":    {"expand a study into its trials", runPlan},
+	"schema":  {"write the embedded schema for stock cue tools", runSchema},
+	"version": {"print the version", runVersion},
+}
+
+// planned are commands of the design that this build does not have yet.
+var planned = map[string]string{
+	"run":    "running trials on a GPU host",
+	"import": "importing benchmark results",
+	"render": "rendering reports",
+	"site":   "building the docs site",
+	"diff":   "reviewing a change to studies or results",
+	"bench":  "driving a benchmark against an endpoint",
+}
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "devel"
+
+// errUsage marks an error of the command line itself.
+var errUsage = errors.New("usage")
+
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+func (e usageError) Unwrap() error { return errUsage }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+// errReported means the command already printed its errors.
+var errReported = errors.New("errors reported")
+
+// Main runs servelab with args (without the program name) and returns
+// the process exit code.
+func Main(args []string, stdout, stderr io.Writer) int {
+	e := &env{stdout: stdout, stderr: stderr}
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		usage(stdout)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	name := args[0]
+	cmd, ok := commands[name]
+	if !ok {
+		if what, ok := planned[name]; ok {
+			fmt.Fprintf(stderr, "servelab %s: not available in this build (%s is planned, not built yet)\n", name, what)
+			return exitError
+		}
+		fmt.Fprintf(stderr, "servelab: unknown command %q\nRun 'servelab help' for the commands.\n", name)
+		return exitUsage
+	}
+	err := cmd.run(e, args[1:])
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, flag.ErrHelp):
+		return exitOK
+	case errors.Is(err, errUsage):
+		fmt.Fprintf(stderr, "servelab %s: %v\n", name, err)
+		return exitUsage
+	case errors.Is(err, errReported):
+		return exitError
+	}
+	var list schema.List
+	if errors.As(err, &list) {
+		fmt.Fprintln(stderr, list.Error())
+		return exitError
+	}
+	fmt.Fprintf(stderr, "servelab %s: %v\n", name, err)
+	return exitError
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "servelab turns LLM-serving tuning studies into published recommendations.")
+	fmt.Fprintln(w, "\nUsage: servelab <command> [arguments]\n\nCommands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w, "\nPlanned, not in this build: "+strings.Join(sortedPlanned(), ", "))
+}
+
+func sortedPlanned() []string {
+	var out []string
+	for n := range planned {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// newFlags returns a flag set that reports its errors as usage errors
+// instead of exiting.
+func newFlags(e *env, name, synopsis string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(e.stderr, "usage: servelab %s %s\n", name, synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parse parses flags placed anywhere among the positional arguments.
+func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, usageError{err.Error()}
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+func runVersion(e *env, args []string) error {
+	fmt.Fprintf(e.stdout, "servelab %s (schema v%d)\n", version, schema.Version)
+	return nil
+}

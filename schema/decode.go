@@ -1,0 +1,213 @@
+package schema
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/token"
+)
+
+var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
+
+// checker collects the errors of the checks CUE cannot express well:
+// references between parts of a study, and what an engine supports.
+type checker struct {
+	l    *Loader
+	file string
+	v    cue.Value // the study, unified with #Study
+	s    *Study
+	errs List
+}
+
+// errorf records an error located at the value found by walking parts
+// (strings are fields, ints are list indexes) from the study's root.
+func (c *checker) errorf(parts []any, format string, args ...any) {
+	e := Error{File: c.file, Path: pathString(parts), Msg: fmt.Sprintf(format, args...)}
+	if p := c.pos(parts); p.IsValid() && p.Position().Filename == c.file {
+		e.Column(p.Position())
+	}
+	c.errs = append(c.errs, e)
+}
+
+// pos is the position of the value at parts, or of its nearest ancestor
+// that has one in the user's file.
+func (c *checker) pos(parts []any) token.Pos {
+	for n := len(parts); n >= 0; n-- {
+		w := c.v.LookupPath(selPath(parts[:n]))
+		if p := w.Pos(); w.Exists() && p.IsValid() && p.Position().Filename == c.file {
+			return p
+		}
+	}
+	return token.NoPos
+}
+
+func (c *checker) value(parts []any) cue.Value { return c.v.LookupPath(selPath(parts)) }
+
+func selPath(parts []any) cue.Path {
+	sels := make([]cue.Selector, 0, len(parts))
+	for _, p := range parts {
+		switch p := p.(type) {
+		case string:
+			sels = append(sels, cue.Str(p))
+		case int:
+			sels = append(sels, cue.Index(p))
+		}
+	}
+	return cue.MakePath(sels...)
+}
+
+func pathString(parts []any) string {
+	var b strings.Builder
+	for _, p := range parts {
+		switch p := p.(type) {
+		case int:
+			fmt.Fprintf(&b, "[%d]", p)
+		case string:
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			if identRE.MatchString(p) {
+				b.WriteString(p)
+			} else {
+				b.WriteString(fmt.Sprintf("%q", p))
+			}
+		}
+	}
+	return b.String()
+}
+
+var identRE = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
+
+func at(parts []any, more ...any) []any {
+	out := make([]any, 0, len(parts)+len(more))
+	return append(append(out, parts...), more...)
+}
+
+// decode turns the validated value into a Study and runs the checks that
+// need the whole study.
+func (l *Loader) decode(file, id string, v cue.Value) (*Study, error) {
+	s := &Study{ID: id, File: file, KnobOrder: l.knobs}
+	if err := v.Decode(s); err != nil {
+		return nil, fromCUE(err, file, v, 1).Sort()
+	}
+	c := &checker{l: l, file: file, v: v, s: s}
+	c.defaults()
+	c.engines()
+	c.hardware()
+	c.translations()
+	c.profiles()
+	c.objective()
+	c.baseline()
+	c.steps()
+	if len(c.errs) > 0 {
+		return nil, c.errs.Sort()
+	}
+	return s, nil
+}
+
+func (c *checker) defaults() {
+	s := c.s
+	if s.Hardware.Count == 0 {
+		s.Hardware.Count = 1
+	}
+	if s.Benchmark.Repeats == 0 {
+		s.Benchmark.Repeats = 1
+	}
+	if s.Benchmark.API == "" {
+		s.Benchmark.API = "chat"
+	}
+	if s.Estimate.Launch == 0 {
+		s.Estimate.Launch = 180
+	}
+	if s.Estimate.Latency == 0 {
+		s.Estimate.Latency = 2
+	}
+	if s.Objective.Goal == "" {
+		s.Objective.Goal = DefaultGoal(s.Objective.Metric)
+	}
+}
+
+func (c *checker) hardware() {
+	h := &c.s.Hardware
+	if g, ok := c.l.gpus[h.GPU]; ok {
+		if h.MemoryGiB == 0 {
+			h.MemoryGiB = g.MemoryGiB
+		}
+		if h.BandwidthTBs == 0 {
+			h.BandwidthTBs = g.BandwidthTBs
+		}
+		return
+	}
+	if h.MemoryGiB > 0 && h.BandwidthTBs > 0 {
+		return
+	}
+	hint := ""
+	if name := c.gpuByAlias(h.GPU); name != "" {
+		hint = fmt.Sprintf(" (did you mean %q, as nvidia-smi prints it?)", name)
+	}
+	c.errorf([]any{"hardware", "gpu"}, "unknown GPU %q%s; give memoryGiB and bandwidthTBs for a GPU the schema does not list", h.GPU, hint)
+}
+
+func (c *checker) gpuByAlias(name string) string {
+	for _, n := range sortedKeys(c.l.gpus) {
+		for _, a := range c.l.gpus[n].AKA {
+			if strings.EqualFold(a, name) {
+				return n
+			}
+		}
+	}
+	return ""
+}
+
+func (c *checker) profiles() {
+	s := c.s
+	c.profileRef([]any{"objective", "profile"}, s.Objective.Profile)
+	for i, p := range s.Validate.Profiles {
+		c.profileRef([]any{"validate", "profiles", i}, p)
+	}
+	for i, st := range s.Steps {
+		for j, p := range st.Profiles {
+			c.profileRef([]any{"steps", i, "profiles", j}, p)
+		}
+	}
+}
+
+func (c *checker) profileRef(parts []any, name string) {
+	if _, ok := c.s.Profiles[name]; ok {
+		return
+	}
+	c.errorf(parts, "unknown profile %q (profiles: %s)", name, strings.Join(sortedKeys(c.s.Profiles), ", "))
+}
+
+func (c *checker) objective() {
+	o := c.s.Objective
+	if !IsMetric(o.Metric) {
+		c.errorf([]any{"objective", "metric"}, "unknown metric %q (want %s)", o.Metric, MetricHelp)
+	}
+}
+
+func (c *checker) baseline() {
+	c.engineRef([]any{"baseline", "engine"}, c.s.Baseline.Engine)
+}
+
+func (c *checker) engineRef(parts []any, name string) bool {
+	if _, ok := c.s.Engines[name]; ok {
+		return true
+	}
+	c.errorf(parts, "unknown engine %q (engines: %s)", name, strings.Join(sortedKeys(c.s.Engines), ", "))
+	return false
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func sprintf(format string, args []any) string { return fmt.Sprintf(format, args...) }

@@ -1,0 +1,45 @@
+package schema
+
+import "strings"
+
+// Latency families and their statistics, as `vllm bench serve` names them:
+// latency is end-to-end request latency, ttft the time to first token,
+// tpot the time per output token after the first, itl the inter-token
+// latency pooled over every chunk gap.
+var (
+	latencyFamilies = []string{"latency", "ttft", "tpot", "itl"}
+	latencyStats    = []string{"mean", "median", "std", "p50", "p90", "p95", "p99"}
+	rateMetrics     = []string{"output_throughput", "request_throughput", "total_throughput"}
+)
+
+// MetricHelp describes the metric names a study may use.
+var MetricHelp = "latency|ttft|tpot|itl with .mean|.median|.std|.p50|.p90|.p95|.p99, or " +
+	strings.Join(rateMetrics, ", ")
+
+// IsMetric reports whether name is a metric an objective can use.
+func IsMetric(name string) bool {
+	for _, r := range rateMetrics {
+		if name == r {
+			return true
+		}
+	}
+	fam, stat, ok := strings.Cut(name, ".")
+	return ok && contains(latencyFamilies, fam) && contains(latencyStats, stat)
+}
+
+// DefaultGoal is "max" for throughputs and "min" for latencies.
+func DefaultGoal(metric string) string {
+	if contains(rateMetrics, metric) {
+		return "max"
+	}
+	return "min"
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,212 @@
+package plan
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"servelab.dev/schema"
+)
+
+// Argv is the command that serves configuration c: the engine's launch
+// template, then the knobs in the schema's order, then raw args sorted by
+// name, so that the order of fields in a study file never changes a
+// command (or a key). Host and port are not included: they are chosen at
+// launch.
+func Argv(s *schema.Study, c Config) ([]string, error) {
+	e, ok := s.Engines[c.Engine]
+	if !ok {
+		return nil, fmt.Errorf("unknown engine %q", c.Engine)
+	}
+	m, ok := s.Model.Variant(c.ModelVariant())
+	if !ok {
+		return nil, fmt.Errorf("unknown model variant %q", c.ModelVariant())
+	}
+	var argv []string
+	for _, w := range e.Def.Command {
+		argv = append(argv, strings.ReplaceAll(w, "{model}", m.ID))
+	}
+	w := flagWriter{style: e.Def.FlagStyle}
+	if m.Revision != "" && e.Def.RevisionFlag != "" {
+		w.flag(e.Def.RevisionFlag, m.Revision)
+	}
+	for _, k := range s.KnobOrder {
+		v, set := c.Knobs[k]
+		if !set || k == "modelVariant" {
+			continue
+		}
+		kf, ok := e.Def.Knobs[k]
+		if !ok {
+			return nil, fmt.Errorf("knob %s is not supported by engine %s", k, c.Engine)
+		}
+		if err := w.knob(k, kf, v); err != nil {
+			return nil, err
+		}
+	}
+	for _, name := range sortedKeys(c.Args) {
+		w.arg(name, c.Args[name])
+	}
+	return append(argv, w.out...), nil
+}
+
+type flagWriter struct {
+	style string
+	out   []string
+}
+
+func (w *flagWriter) flag(name string, v any) {
+	if w.style == "space" {
+		w.out = append(w.out, "--"+name, format(v))
+		return
+	}
+	w.out = append(w.out, "--"+name+"="+format(v))
+}
+
+func (w *flagWriter) arg(name string, v any) {
+	switch v := v.(type) {
+	case bool:
+		if v {
+			w.out = append(w.out, "--"+name)
+		}
+	default:
+		w.flag(name, v)
+	}
+}
+
+func (w *flagWriter) knob(name string, kf schema.KnobFlag, v any) error {
+	switch {
+	case kf.Flag != "":
+		w.flag(kf.Flag, rename(kf.Values, v))
+	case kf.On != nil || kf.Off != nil:
+		b, _ := v.(bool)
+		if b {
+			w.out = append(w.out, kf.On...)
+		} else {
+			w.out = append(w.out, kf.Off...)
+		}
+	case kf.JSON != "":
+		obj, err := jsonObject(kf.Fields, v)
+		if err != nil {
+			return fmt.Errorf("knob %s: %w", name, err)
+		}
+		w.flag(kf.JSON, obj)
+	case len(kf.Fields) > 0:
+		m, _ := v.(map[string]any)
+		for _, f := range kf.Fields {
+			if fv, ok := m[f.Knob]; ok {
+				w.flag(f.Flag, rename(f.Values, fv))
+			}
+		}
+	default:
+		return fmt.Errorf("knob %s has no mapping", name)
+	}
+	return nil
+}
+
+// jsonObject writes a struct knob as JSON with keys in the order of the
+// mapping's fields (encoding/json would sort a map's keys).
+func jsonObject(fields []schema.KnobField, v any) (string, error) {
+	m, _ := v.(map[string]any)
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for _, f := range fields {
+		fv, ok := m[f.Knob]
+		if !ok {
+			continue
+		}
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(f.Key)
+		val, err := json.Marshal(rename(f.Values, fv))
+		if err != nil {
+			return "", err
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(val)
+	}
+	b.WriteByte('}')
+	return b.String(), nil
+}
+
+func rename(values map[string]string, v any) any {
+	if s, ok := v.(string); ok {
+		if r, ok := values[s]; ok {
+			return r
+		}
+	}
+	return v
+}
+
+func format(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	case int:
+		return strconv.Itoa(v)
+	case bool:
+		return strconv.FormatBool(v)
+	}
+	return fmt.Sprint(v)
+}
+
+// Shell is argv (with env assignments first) as one bash command line
+// that bash parses back to exactly env and argv.
+func Shell(env map[string]string, argv []string) (string, error) {
+	words, err := ShellWords(env, argv)
+	if err != nil {
+		return "", err
+	}
+	return strings.Join(words, " "), nil
+}
+
+// ShellWords quotes each word for bash; env assignments come first, in
+// name order, with only their values quoted.
+func ShellWords(env map[string]string, argv []string) ([]string, error) {
+	var words []string
+	for _, k := range sortedKeys(env) {
+		q, err := syntax.Quote(env[k], syntax.LangBash)
+		if err != nil {
+			return nil, fmt.Errorf("env %s: %w", k, err)
+		}
+		words = append(words, k+"="+q)
+	}
+	for i, a := range argv {
+		q, err := quoteWord(a, i == 0)
+		if err != nil {
+			return nil, err
+		}
+		words = append(words, q)
+	}
+	return words, nil
+}
+
+// quoteWord leaves plain flags such as --max-model-len=32768 readable:
+// syntax.Quote quotes every word holding '=', which bash does not need
+// after the command word; the command word itself is quoted when it holds
+// '=' so bash does not take it for an assignment.
+func quoteWord(a string, first bool) (string, error) {
+	if a != "" && strings.Trim(a, safeChars) == "" && !(first && strings.Contains(a, "=")) {
+		return a, nil
+	}
+	return syntax.Quote(a, syntax.LangBash)
+}
+
+const safeChars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:@%+,"
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

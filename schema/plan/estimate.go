@@ -1,0 +1,76 @@
+package plan
+
+import (
+	"math"
+	"strings"
+
+	"servelab.dev/schema"
+)
+
+// Estimate is the GPU time the trials not yet recorded will take.
+// Pending trials count as planned (one launch per variant), so the figure
+// is what the whole study costs if nothing is pruned.
+type Estimate struct {
+	Trials           int     `json:"trials"`
+	Pending          int     `json:"pending"`
+	Cached           int     `json:"cached"`
+	Launches         int     `json:"launches"`
+	LaunchSeconds    float64 `json:"launchSeconds"`
+	BenchmarkSeconds float64 `json:"benchmarkSeconds"`
+	TotalSeconds     float64 `json:"totalSeconds"`
+}
+
+func estimate(s *schema.Study, trials []*Trial) Estimate {
+	var e Estimate
+	launches := map[string]bool{}
+	for _, t := range trials {
+		e.Trials++
+		switch t.Status {
+		case Cached:
+			e.Cached++
+			continue
+		case Pending:
+			e.Pending++
+			launches["pending "+t.Step+"/"+t.Variant] = true
+		default:
+			launches[launchKey(t)] = true
+		}
+		e.BenchmarkSeconds += t.Seconds
+	}
+	e.Launches = len(launches)
+	e.LaunchSeconds = float64(e.Launches) * s.Estimate.Launch
+	e.TotalSeconds = e.LaunchSeconds + e.BenchmarkSeconds
+	return e
+}
+
+// launchKey identifies what one engine launch serves: the executor runs
+// every profile and repeat of a configuration against one launch.
+func launchKey(t *Trial) string {
+	var b strings.Builder
+	b.WriteString(t.Kind + "\x00" + t.Version + "\x00")
+	b.WriteString(strings.Join(t.Argv, "\x00"))
+	for _, k := range sortedKeys(t.Env) {
+		b.WriteString("\x00" + k + "=" + t.Env[k])
+	}
+	return b.String()
+}
+
+// profileSeconds is the expected length of one run of profile p: warm-up
+// and measured requests at the profile's rate, or, closed-loop, waves of
+// the study's expected request latency.
+func profileSeconds(s *schema.Study, name string) float64 {
+	p := s.Profiles[name]
+	n := float64(p.Requests + s.Benchmark.Warmup)
+	lat := s.Estimate.Latency
+	closed := func(c int) float64 { return math.Ceil(n/float64(c)) * lat }
+	switch p.Kind {
+	case "concurrency":
+		return closed(p.Concurrency)
+	default:
+		open := n/p.Rate + lat
+		if p.Concurrency > 0 {
+			return math.Max(open, closed(p.Concurrency))
+		}
+		return open
+	}
+}

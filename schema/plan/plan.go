@@ -1,0 +1,236 @@
+package plan
+
+import (
+	"fmt"
+
+	"servelab.dev/schema"
+)
+
+// Status says whether a trial can run now.
+type Status string
+
+const (
+	Runnable Status = "runnable" // its configuration is known, no record yet
+	Pending  Status = "pending"  // depends on a step not decided yet
+	Cached   Status = "cached"   // a record with its key exists
+)
+
+// Trial is one configuration × profile × repeat.
+type Trial struct {
+	Key     string            `json:"key"`
+	Step    string            `json:"step"`
+	Variant string            `json:"variant"`
+	Also    []string          `json:"also,omitempty"`
+	Engine  string            `json:"engine"`
+	Kind    string            `json:"kind"`
+	Version string            `json:"version"`
+	Model   string            `json:"model"`
+	Profile string            `json:"profile"`
+	Repeat  int               `json:"repeat"`
+	Argv    []string          `json:"argv"`
+	Env     map[string]string `json:"env,omitempty"`
+	Command string            `json:"command,omitempty"`
+	Status  Status            `json:"status"`
+	Changes []string          `json:"changes,omitempty"`
+	Seconds float64           `json:"seconds"`
+	Spec    *Spec             `json:"spec,omitempty"`
+
+	// Config is the configuration the trial launches (zero when pending).
+	Config Config `json:"-"`
+}
+
+// StepState is how far a step has got.
+type StepState struct {
+	ID      string `json:"id"`
+	Kind    string `json:"kind"`
+	Status  string `json:"status"`
+	Adopted string `json:"adopted,omitempty"`
+}
+
+// Step states.
+const (
+	StepDecided   = "decided"   // its records decided it
+	StepUndecided = "undecided" // its trials are known; records are missing
+	StepPending   = "pending"   // an earlier step is undecided
+	StepSkipped   = "skipped"   // pinned to an engine the study did not adopt
+)
+
+// Plan is a study's trial matrix as far as it can be known.
+type Plan struct {
+	Study    string      `json:"study"`
+	File     string      `json:"file"`
+	Steps    []StepState `json:"steps"`
+	Trials   []*Trial    `json:"trials"`
+	Estimate Estimate    `json:"estimate"`
+
+	// Final is the configuration all steps adopted; nil until decided.
+	Final *Config `json:"-"`
+}
+
+// Candidate is one option of a step, with its trials on the step's
+// profiles.
+type Candidate struct {
+	Variant string
+	Config  Config
+	Trials  []*Trial
+}
+
+// Decider decides a step from its trials' records. Decide returns the
+// index of the candidate the step adopts, or -1 to keep the incumbent;
+// ok is false while records are missing.
+type Decider interface {
+	Decide(st schema.Step, incumbent Candidate, candidates []Candidate) (winner int, ok bool)
+}
+
+// Options feed the plan with what is already known.
+type Options struct {
+	Decider Decider
+	Cached  func(key string) bool
+}
+
+// New expands s. Steps run in order; the first step whose decision is
+// not known leaves every later step pending.
+func New(s *schema.Study, opt Options) (*Plan, error) {
+	b := &builder{s: s, opt: opt}
+	p := &Plan{Study: s.ID, File: s.File}
+	final, err := b.steps(p)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.validation(final); err != nil {
+		return nil, err
+	}
+	p.Final = final
+	p.Trials = b.merge()
+	p.Estimate = estimate(s, p.Trials)
+	return p, nil
+}
+
+type builder struct {
+	s   *schema.Study
+	opt Options
+	occ []*Trial // every occurrence, in plan order, before merging equal keys
+}
+
+func (b *builder) steps(p *Plan) (*Config, error) {
+	s := b.s
+	obj := []string{s.Objective.Profile}
+	inc := Candidate{Variant: "baseline", Config: BaseConfig(s, s.Baseline.Engine)}
+	var err error
+	if inc.Trials, err = b.trials("baseline", "baseline", inc.Config, obj, true); err != nil {
+		return nil, err
+	}
+	decided := true
+	for _, st := range s.Steps {
+		state := StepState{ID: st.ID, Kind: "try"}
+		if st.IsSelect() {
+			state.Kind = "select"
+		}
+		switch {
+		case !decided:
+			state.Status = StepPending
+			b.pendingStep(st)
+		case st.Engine != "" && st.Engine != inc.Config.Engine:
+			state.Status = StepSkipped
+		default:
+			next, adopted, ok, err := b.step(st, inc)
+			if err != nil {
+				return nil, err
+			}
+			state.Status = StepUndecided
+			if ok {
+				state.Status, state.Adopted = StepDecided, adopted
+				inc = next
+			}
+			decided = ok
+		}
+		p.Steps = append(p.Steps, state)
+	}
+	if !decided {
+		return nil, nil
+	}
+	return &inc.Config, nil
+}
+
+// step lists a step's candidates and asks the decider which it adopts:
+// it returns the new incumbent, the adopted variant ("" when the
+// incumbent is kept) and whether the step could be decided.
+func (b *builder) step(st schema.Step, inc Candidate) (Candidate, string, bool, error) {
+	profiles := b.stepProfiles(st)
+	cands, err := b.candidates(st, inc, profiles)
+	if err != nil {
+		return inc, "", false, err
+	}
+	// The incumbent was measured on the objective's profile already; a
+	// step that compares on other profiles needs it measured there too.
+	incTrials, err := b.trials(st.ID, "incumbent", inc.Config, profiles, len(st.Profiles) > 0)
+	if err != nil {
+		return inc, "", false, err
+	}
+	if b.opt.Decider == nil {
+		return inc, "", false, nil
+	}
+	w, ok := b.opt.Decider.Decide(st, Candidate{Variant: inc.Variant, Config: inc.Config, Trials: incTrials}, cands)
+	switch {
+	case !ok:
+		return inc, "", false, nil
+	case w >= len(cands) || w < 0 && st.IsSelect():
+		return inc, "", false, fmt.Errorf("step %s: decider chose candidate %d of %d", st.ID, w, len(cands))
+	case w < 0:
+		return inc, "", true, nil
+	}
+	return cands[w], cands[w].Variant, true, nil
+}
+
+func (b *builder) candidates(st schema.Step, inc Candidate, profiles []string) ([]Candidate, error) {
+	var cands []Candidate
+	add := func(name string, c Config) error {
+		ts, err := b.trials(st.ID, name, c, profiles, true)
+		cands = append(cands, Candidate{Variant: name, Config: c, Trials: ts})
+		return err
+	}
+	if st.Select != nil && len(st.Select.Engines) > 0 {
+		for _, e := range st.Select.Engines {
+			if err := add(e, BaseConfig(b.s, e)); err != nil {
+				return nil, err
+			}
+		}
+		return cands, nil
+	}
+	for _, v := range variantsOf(st) {
+		if err := add(v.Name, inc.Config.Apply(v)); err != nil {
+			return nil, err
+		}
+	}
+	return cands, nil
+}
+
+func variantsOf(st schema.Step) []schema.Variant {
+	if st.Select != nil {
+		return st.Select.Variants
+	}
+	return st.Variants
+}
+
+func (b *builder) stepProfiles(st schema.Step) []string {
+	if len(st.Profiles) > 0 {
+		return st.Profiles
+	}
+	return []string{b.s.Objective.Profile}
+}
+
+func (b *builder) validation(final *Config) error {
+	s := b.s
+	if len(s.Validate.Profiles) == 0 {
+		return nil
+	}
+	if _, err := b.trials("validate", "baseline", BaseConfig(s, s.Baseline.Engine), s.Validate.Profiles, true); err != nil {
+		return err
+	}
+	if final == nil {
+		b.pending("validate", "final", "", nil, s.Validate.Profiles)
+		return nil
+	}
+	_, err := b.trials("validate", "final", *final, s.Validate.Profiles, true)
+	return err
+}

@@ -1,0 +1,126 @@
+package plan
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"path"
+
+	"servelab.dev/schema"
+)
+
+// Spec is everything that can change a trial's measurement, and nothing
+// else: study ids, step and variant names and profile names are left out,
+// so two studies that run the same thing share a result. Its JSON
+// encoding (fixed field order, sorted map keys, shortest float form) is
+// the canonical form the key hashes.
+type Spec struct {
+	Schema    int               `json:"schema"`
+	Engine    EngineSpec        `json:"engine"`
+	Model     ModelSpec         `json:"model"`
+	Argv      []string          `json:"argv"`
+	Env       map[string]string `json:"env,omitempty"`
+	Hardware  HardwareSpec      `json:"hardware"`
+	Profile   ProfileSpec       `json:"profile"`
+	Benchmark BenchmarkSpec     `json:"benchmark"`
+	Repeat    int               `json:"repeat"`
+}
+
+// EngineSpec pins the engine build.
+type EngineSpec struct {
+	Kind    string `json:"kind"`
+	Version string `json:"version"`
+	Image   string `json:"image,omitempty"`
+}
+
+// ModelSpec pins the checkpoint.
+type ModelSpec struct {
+	ID       string `json:"id"`
+	Revision string `json:"revision,omitempty"`
+}
+
+// HardwareSpec is the GPU kind and count.
+type HardwareSpec struct {
+	GPU   string `json:"gpu"`
+	Count int    `json:"count"`
+}
+
+// ProfileSpec is the load shape.
+type ProfileSpec struct {
+	Kind        string  `json:"kind"`
+	Requests    int     `json:"requests"`
+	Rate        float64 `json:"rate,omitempty"`
+	Burstiness  float64 `json:"burstiness,omitempty"`
+	Concurrency int     `json:"concurrency,omitempty"`
+}
+
+// BenchmarkSpec is how the load is driven and from which prompts.
+type BenchmarkSpec struct {
+	Client        string      `json:"client"`
+	ClientVersion string      `json:"clientVersion,omitempty"`
+	Dataset       DatasetSpec `json:"dataset"`
+	API           string      `json:"api"`
+	Seed          int         `json:"seed"`
+	Warmup        int         `json:"warmup"`
+	Timeout       float64     `json:"timeout,omitempty"`
+	MaxTokens     int         `json:"maxTokens,omitempty"`
+	IgnoreEOS     bool        `json:"ignoreEos,omitempty"`
+}
+
+// DatasetSpec identifies the prompts: by content hash when the study
+// gives one, else by file name (where the file lies does not matter).
+type DatasetSpec struct {
+	Name       string  `json:"name"`
+	SHA256     string  `json:"sha256,omitempty"`
+	File       string  `json:"file,omitempty"`
+	InputLen   int     `json:"inputLen,omitempty"`
+	OutputLen  int     `json:"outputLen,omitempty"`
+	RangeRatio float64 `json:"rangeRatio,omitempty"`
+	PrefixLen  int     `json:"prefixLen,omitempty"`
+}
+
+// Key is the hex sha256 of the canonical encoding.
+func (s Spec) Key() string {
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(err) // only plain values: cannot fail
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// NewSpec describes configuration c under profile and repeat.
+func NewSpec(s *schema.Study, c Config, argv []string, profile string, repeat int) Spec {
+	e := s.Engines[c.Engine]
+	m, _ := s.Model.Variant(c.ModelVariant())
+	p := s.Profiles[profile]
+	b := s.Benchmark
+	ds := DatasetSpec{
+		Name: b.Dataset.Name, SHA256: b.Dataset.SHA256,
+		InputLen: b.Dataset.InputLen, OutputLen: b.Dataset.OutputLen,
+		RangeRatio: b.Dataset.RangeRatio, PrefixLen: b.Dataset.PrefixLen,
+	}
+	if ds.SHA256 == "" && b.Dataset.Path != "" {
+		ds.File = path.Base(b.Dataset.Path)
+	}
+	var env map[string]string
+	if len(c.Env) > 0 {
+		env = c.Env
+	}
+	return Spec{
+		Schema:   schema.Version,
+		Engine:   EngineSpec{Kind: e.Kind, Version: e.Version, Image: e.Image},
+		Model:    ModelSpec{ID: m.ID, Revision: m.Revision},
+		Argv:     argv,
+		Env:      env,
+		Hardware: HardwareSpec{GPU: s.Hardware.GPU, Count: s.Hardware.Count},
+		Profile: ProfileSpec{Kind: p.Kind, Requests: p.Requests, Rate: p.Rate,
+			Burstiness: p.Burstiness, Concurrency: p.Concurrency},
+		Benchmark: BenchmarkSpec{
+			Client: b.Client.Name, ClientVersion: b.Client.Version, Dataset: ds,
+			API: b.API, Seed: b.Seed, Warmup: b.Warmup, Timeout: b.Timeout,
+			MaxTokens: b.Output.MaxTokens, IgnoreEOS: b.Output.IgnoreEOS,
+		},
+		Repeat: repeat,
+	}
+}

@@ -1,0 +1,160 @@
+package plan
+
+import (
+	"fmt"
+	"sort"
+
+	"servelab.dev/schema"
+)
+
+// trials builds the trials of configuration c on profiles, every repeat.
+// With record false they are returned for the decider but not listed.
+func (b *builder) trials(step, variant string, c Config, profiles []string, record bool) ([]*Trial, error) {
+	s := b.s
+	argv, err := Argv(s, c)
+	if err != nil {
+		return nil, fmt.Errorf("step %s, variant %s: %w", step, variant, err)
+	}
+	cmd, err := Shell(c.Env, argv)
+	if err != nil {
+		return nil, fmt.Errorf("step %s, variant %s: %w", step, variant, err)
+	}
+	e := s.Engines[c.Engine]
+	m, _ := s.Model.Variant(c.ModelVariant())
+	var out []*Trial
+	for _, p := range profiles {
+		for r := 0; r < s.Benchmark.Repeats; r++ {
+			spec := NewSpec(s, c, argv, p, r)
+			t := &Trial{
+				Key: spec.Key(), Step: step, Variant: variant,
+				Engine: c.Engine, Kind: e.Kind, Version: e.Version, Model: m.ID,
+				Profile: p, Repeat: r, Argv: argv, Env: spec.Env, Command: cmd,
+				Status: Runnable, Seconds: profileSeconds(s, p), Spec: &spec, Config: c,
+			}
+			if b.opt.Cached != nil && b.opt.Cached(t.Key) {
+				t.Status = Cached
+			}
+			out = append(out, t)
+		}
+	}
+	if record {
+		b.occ = append(b.occ, out...)
+	}
+	return out, nil
+}
+
+// pendingStep lists a step whose incumbent is not known yet: its variants
+// and profiles, without keys or commands.
+func (b *builder) pendingStep(st schema.Step) {
+	profiles := b.stepProfiles(st)
+	if st.Select != nil && len(st.Select.Engines) > 0 {
+		for _, e := range st.Select.Engines {
+			b.pending(st.ID, e, e, nil, profiles)
+		}
+		return
+	}
+	for _, v := range variantsOf(st) {
+		b.pending(st.ID, v.Name, st.Engine, &v, profiles)
+	}
+}
+
+func (b *builder) pending(step, variant, engine string, v *schema.Variant, profiles []string) {
+	s := b.s
+	var model string
+	var changes []string
+	if v != nil {
+		if mv, ok := v.Knobs["modelVariant"].(string); ok {
+			m, _ := s.Model.Variant(mv)
+			model = m.ID
+		}
+		changes = b.changes(engine, *v)
+	}
+	kind, version := "", ""
+	if e, ok := s.Engines[engine]; ok {
+		kind, version = e.Kind, e.Version
+	}
+	for _, p := range profiles {
+		for r := 0; r < s.Benchmark.Repeats; r++ {
+			b.occ = append(b.occ, &Trial{
+				Step: step, Variant: variant, Engine: engine, Kind: kind, Version: version,
+				Model: model, Profile: p, Repeat: r, Status: Pending,
+				Changes: changes, Seconds: profileSeconds(s, p),
+			})
+		}
+	}
+}
+
+// changes describes what a pending variant adds: flags when the engine
+// is known, portable knob settings otherwise.
+func (b *builder) changes(engine string, v schema.Variant) []string {
+	if e, ok := b.s.Engines[engine]; ok {
+		argv, err := Argv(b.s, Config{Engine: engine, Knobs: v.Knobs, Args: v.Args})
+		if err == nil {
+			return argv[len(e.Def.Command):]
+		}
+	}
+	var out []string
+	for _, k := range b.s.KnobOrder {
+		if val, ok := v.Knobs[k]; ok {
+			out = append(out, fmt.Sprintf("%s=%v", k, val))
+		}
+	}
+	return out
+}
+
+// merge lists each key once. When a key occurs several times (the
+// baseline is often also a step's candidate, and a validation profile
+// often the objective's), the trial is listed under its first occurrence
+// in a step proper, with the others named in Also.
+func (b *builder) merge() []*Trial {
+	groups := map[string][]*Trial{}
+	for _, t := range b.occ {
+		if t.Key != "" {
+			groups[t.Key] = append(groups[t.Key], t)
+		}
+	}
+	var out []*Trial
+	for _, t := range b.occ {
+		if t.Key == "" {
+			out = append(out, t)
+			continue
+		}
+		g := groups[t.Key]
+		if primary(g) != t {
+			continue
+		}
+		for _, o := range g {
+			if o != t {
+				t.Also = append(t.Also, o.Step+"/"+o.Variant)
+			}
+		}
+		sort.Strings(t.Also)
+		t.Also = dedupe(t.Also)
+		out = append(out, t)
+	}
+	return out
+}
+
+func primary(g []*Trial) *Trial {
+	for _, t := range g {
+		if !auxiliary(t) {
+			return t
+		}
+	}
+	return g[0]
+}
+
+// auxiliary occurrences only re-use a configuration another role defines.
+func auxiliary(t *Trial) bool {
+	return t.Step == "baseline" || t.Step == "validate" || t.Variant == "incumbent"
+}
+
+func dedupe(s []string) []string {
+	out := s[:0]
+	for i, x := range s {
+		if i == 0 || x != s[i-1] {
+			out = append(out, x)
+		}
+	}
+	return out
+}

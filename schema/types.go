@@ -1,0 +1,251 @@
+package schema
+
+// Text is prose in the report languages.
+type Text struct {
+	EN string `json:"en"`
+	ZH string `json:"zh,omitempty"`
+	RU string `json:"ru,omitempty"`
+}
+
+// In returns the text in lang, falling back to English.
+func (t Text) In(lang string) string {
+	switch lang {
+	case "zh":
+		if t.ZH != "" {
+			return t.ZH
+		}
+	case "ru":
+		if t.RU != "" {
+			return t.RU
+		}
+	}
+	return t.EN
+}
+
+// Study is a decoded, validated study. File is the path it was loaded
+// from, as the user gave it.
+type Study struct {
+	ID      string `json:"-"`
+	File    string `json:"-"`
+	Title   Text   `json:"title"`
+	Summary *Text  `json:"summary,omitempty"`
+	Notes   []Text `json:"notes,omitempty"`
+	Footer  *Text  `json:"footer,omitempty"`
+	I18n    struct {
+		Fallback string `json:"fallback,omitempty"`
+	} `json:"i18n"`
+	Model     Model              `json:"model"`
+	Hardware  Hardware           `json:"hardware"`
+	Engines   map[string]*Engine `json:"engines"`
+	Base      Settings           `json:"base"`
+	Benchmark Benchmark          `json:"benchmark"`
+	Profiles  map[string]Profile `json:"profiles"`
+	Objective Objective          `json:"objective"`
+	Baseline  Baseline           `json:"baseline"`
+	Steps     []Step             `json:"steps"`
+	Validate  Validate           `json:"validate"`
+	Estimate  Estimate           `json:"estimate"`
+
+	// KnobOrder is the schema's order of portable knobs in a command.
+	KnobOrder []string `json:"-"`
+}
+
+// Model is the served model and its alternative checkpoints.
+type Model struct {
+	ID       string                  `json:"id"`
+	Revision string                  `json:"revision,omitempty"`
+	Params   float64                 `json:"params"`
+	DType    string                  `json:"dtype"`
+	Variants map[string]ModelVariant `json:"variants,omitempty"`
+}
+
+// ModelVariant is another checkpoint of the model (e.g. FP8 weights).
+type ModelVariant struct {
+	ID       string  `json:"id"`
+	Revision string  `json:"revision,omitempty"`
+	Params   float64 `json:"params,omitempty"`
+	DType    string  `json:"dtype,omitempty"`
+}
+
+// Variant resolves a model variant name ("" is the model itself), with
+// params and dtype inherited where the variant leaves them out.
+func (m Model) Variant(name string) (ModelVariant, bool) {
+	base := ModelVariant{ID: m.ID, Revision: m.Revision, Params: m.Params, DType: m.DType}
+	if name == "" {
+		return base, true
+	}
+	v, ok := m.Variants[name]
+	if !ok {
+		return ModelVariant{}, false
+	}
+	if v.Params == 0 {
+		v.Params = base.Params
+	}
+	if v.DType == "" {
+		v.DType = base.DType
+	}
+	return v, true
+}
+
+// Hardware is the GPU a study runs on. GPU facts come from the schema's
+// table unless the study gives them.
+type Hardware struct {
+	GPU          string  `json:"gpu"`
+	Count        int     `json:"count,omitempty"`
+	MemoryGiB    float64 `json:"memoryGiB,omitempty"`
+	BandwidthTBs float64 `json:"bandwidthTBs,omitempty"`
+}
+
+// Engine is one engine of a study, merged with its kind's definition.
+type Engine struct {
+	Kind      string              `json:"kind,omitempty"`
+	Version   string              `json:"version"`
+	Image     string              `json:"image,omitempty"`
+	Command   []string            `json:"command,omitempty"`
+	FlagStyle string              `json:"flagStyle,omitempty"`
+	Health    string              `json:"health,omitempty"`
+	Knobs     Knobs               `json:"knobs,omitempty"`
+	Args      Args                `json:"args,omitempty"`
+	Env       map[string]string   `json:"env,omitempty"`
+	KnobMap   map[string]KnobFlag `json:"knobMap,omitempty"`
+
+	// Def is the kind's definition with the study's overrides applied.
+	Def EngineKind `json:"-"`
+}
+
+// Knobs are portable settings by knob name. Values are as JSON decodes
+// them: string, float64, bool, or map[string]any for speculative.
+type Knobs map[string]any
+
+// Args are raw flags by name (without dashes): string, float64 or bool.
+type Args map[string]any
+
+// Settings are knobs and env applied to every engine of a study.
+type Settings struct {
+	Knobs Knobs             `json:"knobs,omitempty"`
+	Env   map[string]string `json:"env,omitempty"`
+}
+
+// EngineKind is how one kind of engine is launched and configured.
+type EngineKind struct {
+	Command      []string            `json:"command"`
+	FlagStyle    string              `json:"flagStyle"`
+	Health       string              `json:"health"`
+	HostFlag     string              `json:"hostFlag"`
+	PortFlag     string              `json:"portFlag"`
+	RevisionFlag string              `json:"revisionFlag,omitempty"`
+	Knobs        map[string]KnobFlag `json:"knobs"`
+}
+
+// KnobFlag maps one knob to arguments; see #KnobFlag in engines.cue.
+type KnobFlag struct {
+	Flag   string            `json:"flag,omitempty"`
+	Values map[string]string `json:"values,omitempty"`
+	On     []string          `json:"on,omitempty"`
+	Off    []string          `json:"off,omitempty"`
+	JSON   string            `json:"json,omitempty"`
+	Fields []KnobField       `json:"fields,omitempty"`
+}
+
+// KnobField maps one field of a struct knob.
+type KnobField struct {
+	Knob   string            `json:"knob"`
+	Flag   string            `json:"flag,omitempty"`
+	Key    string            `json:"key,omitempty"`
+	Values map[string]string `json:"values,omitempty"`
+}
+
+// Benchmark is how every profile of the study is driven.
+type Benchmark struct {
+	Client struct {
+		Name    string `json:"name"`
+		Version string `json:"version,omitempty"`
+	} `json:"client"`
+	Dataset Dataset `json:"dataset"`
+	API     string  `json:"api,omitempty"`
+	Seed    int     `json:"seed,omitempty"`
+	Warmup  int     `json:"warmup"`
+	Repeats int     `json:"repeats,omitempty"`
+	Timeout float64 `json:"timeout,omitempty"`
+	Output  struct {
+		MaxTokens int  `json:"maxTokens,omitempty"`
+		IgnoreEOS bool `json:"ignoreEos,omitempty"`
+	} `json:"output"`
+}
+
+// Dataset is the prompt source.
+type Dataset struct {
+	Name       string  `json:"name"`
+	Path       string  `json:"path,omitempty"`
+	SHA256     string  `json:"sha256,omitempty"`
+	InputLen   int     `json:"inputLen,omitempty"`
+	OutputLen  int     `json:"outputLen,omitempty"`
+	RangeRatio float64 `json:"rangeRatio,omitempty"`
+	PrefixLen  int     `json:"prefixLen,omitempty"`
+}
+
+// Profile is one named load profile.
+type Profile struct {
+	Kind        string  `json:"kind"`
+	Requests    int     `json:"requests"`
+	Rate        float64 `json:"rate,omitempty"`
+	Burstiness  float64 `json:"burstiness,omitempty"`
+	Concurrency int     `json:"concurrency,omitempty"`
+	Title       *Text   `json:"title,omitempty"`
+}
+
+// Objective is what a study optimises and the rule that adopts a variant.
+type Objective struct {
+	Metric  string  `json:"metric"`
+	Goal    string  `json:"goal,omitempty"`
+	Profile string  `json:"profile"`
+	MinGain float64 `json:"minGain,omitempty"`
+	Text    *Text   `json:"text,omitempty"`
+}
+
+// Baseline is what "before" means: an engine with its base settings.
+type Baseline struct {
+	Engine string `json:"engine"`
+	Title  *Text  `json:"title,omitempty"`
+}
+
+// Step is one stage of the study. Exactly one of Select and Variants is set.
+type Step struct {
+	ID       string    `json:"id"`
+	Title    Text      `json:"title"`
+	Engine   string    `json:"engine,omitempty"`
+	Note     *Text     `json:"note,omitempty"`
+	Profiles []string  `json:"profiles,omitempty"`
+	Select   *Select   `json:"select,omitempty"`
+	Variants []Variant `json:"variants,omitempty"`
+}
+
+// IsSelect reports whether the step always adopts its best candidate.
+func (s Step) IsSelect() bool { return s.Select != nil }
+
+// Select lists the candidates of a select step: engines, or variants
+// applied on top of the adopted configuration.
+type Select struct {
+	Engines  []string  `json:"engines,omitempty"`
+	Variants []Variant `json:"variants,omitempty"`
+}
+
+// Variant is a change on top of the adopted configuration.
+type Variant struct {
+	Name  string            `json:"name"`
+	Title *Text             `json:"title,omitempty"`
+	Knobs Knobs             `json:"knobs,omitempty"`
+	Args  Args              `json:"args,omitempty"`
+	Env   map[string]string `json:"env,omitempty"`
+}
+
+// Validate lists the profiles of the final comparison.
+type Validate struct {
+	Profiles []string `json:"profiles,omitempty"`
+}
+
+// Estimate holds the study's figures for planning GPU time.
+type Estimate struct {
+	Launch  float64 `json:"launch,omitempty"`
+	Latency float64 `json:"latency,omitempty"`
+}
