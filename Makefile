@@ -26,8 +26,8 @@ bench:
 # Short fuzzing of every parser; the seed corpora live in testdata/fuzz.
 FUZZTIME ?= 20s
 fuzz:
-	$(GO) test ./schema -run '^$$' -fuzz FuzzLoad -fuzztime $(FUZZTIME)
-	$(GO) test ./schema/plan -run '^$$' -fuzz FuzzShell -fuzztime $(FUZZTIME)
+	$(GO) test ./schema -run '^$$' -fuzz FuzzLoad -fuzztime $(FUZZTIME) -parallel 2
+	$(GO) test ./schema/plan -run '^$$' -fuzz FuzzShell -fuzztime $(FUZZTIME) -parallel 2
 
 clean:
 	rm -rf $(BIN)

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"cuelang.org/go/cue"
-	cueerrors "cuelang.org/go/cue/errors"
 )
 
 // builtinKinds are the kinds an engine's name implies.
@@ -80,16 +79,23 @@ func (c *checker) knobsOn(parts []any, knobs Knobs, engine string) {
 		}
 		m, ok := e.Def.Knobs[k]
 		if !ok {
-			c.errorf(at(parts, k), "knob %s is not supported by engine %s (%s)", k, engine, e.Kind)
+			c.errorf(at(parts, k), "knob %s is not supported by engine %s", k, engineName(engine, e.Kind))
 			continue
 		}
 		sub, _ := knobs[k].(map[string]any)
 		for _, f := range sortedKeys(sub) {
 			if !hasField(m, f) {
-				c.errorf(at(parts, k, f), "%s.%s is not supported by engine %s (%s)", k, f, engine, e.Kind)
+				c.errorf(at(parts, k, f), "%s.%s is not supported by engine %s", k, f, engineName(engine, e.Kind))
 			}
 		}
 	}
+}
+
+func engineName(name, kind string) string {
+	if name == kind {
+		return name
+	}
+	return name + " (" + kind + ")"
 }
 
 func hasField(m KnobFlag, name string) bool {
@@ -103,9 +109,14 @@ func hasField(m KnobFlag, name string) bool {
 
 func (c *checker) modelVariant(parts []any, v any) {
 	name, _ := v.(string)
-	if _, ok := c.s.Model.Variants[name]; !ok {
-		c.errorf(parts, "unknown model variant %q (variants: %s)", name, strings.Join(sortedKeys(c.s.Model.Variants), ", "))
+	if _, ok := c.s.Model.Variants[name]; ok {
+		return
 	}
+	if len(c.s.Model.Variants) == 0 {
+		c.errorf(parts, "unknown model variant %q (model.variants declares none)", name)
+		return
+	}
+	c.errorf(parts, "unknown model variant %q (variants: %s)", name, strings.Join(sortedKeys(c.s.Model.Variants), ", "))
 }
 
 // argsOn type-checks raw flags the engine kind knows, and refuses raw
@@ -124,8 +135,7 @@ func (c *checker) argsOn(parts []any, args Args, engine string) {
 		}
 		err := t.Unify(c.value(at(parts, flag))).Validate(cue.Concrete(true))
 		if err != nil {
-			format, args := cueerrors.Errors(err)[0].Msg()
-			c.errorf(at(parts, flag), "--%s for %s: %s", flag, engine, sprintf(format, args))
+			c.errorf(at(parts, flag), "--%s for %s: %s", flag, engine, messages(err)[0].msg)
 		}
 	}
 }

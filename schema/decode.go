@@ -18,6 +18,7 @@ type checker struct {
 	l    *Loader
 	file string
 	v    cue.Value // the study, unified with #Study
+	orig cue.Value // the study as written: its positions are the user's
 	s    *Study
 	errs List
 }
@@ -36,8 +37,28 @@ func (c *checker) errorf(parts []any, format string, args ...any) {
 // that has one in the user's file.
 func (c *checker) pos(parts []any) token.Pos {
 	for n := len(parts); n >= 0; n-- {
-		w := c.v.LookupPath(selPath(parts[:n]))
-		if p := w.Pos(); w.Exists() && p.IsValid() && p.Position().Filename == c.file {
+		if w := c.orig.LookupPath(selPath(parts[:n])); w.Exists() {
+			if p := posIn(w, c.file, 3); p.IsValid() {
+				return p
+			}
+		}
+	}
+	return token.NoPos
+}
+
+// posIn finds a position of v in file. A value unified with the schema
+// reports the schema's position first, so the conjuncts of v are searched
+// for the one the user wrote.
+func posIn(v cue.Value, file string, depth int) token.Pos {
+	if p := v.Pos(); p.IsValid() && p.Position().Filename == file {
+		return p
+	}
+	if depth == 0 {
+		return token.NoPos
+	}
+	_, args := v.Expr()
+	for _, a := range args {
+		if p := posIn(a, file, depth-1); p.IsValid() {
 			return p
 		}
 	}
@@ -88,12 +109,12 @@ func at(parts []any, more ...any) []any {
 
 // decode turns the validated value into a Study and runs the checks that
 // need the whole study.
-func (l *Loader) decode(file, id string, v cue.Value) (*Study, error) {
+func (l *Loader) decode(file, id string, v, orig cue.Value) (*Study, error) {
 	s := &Study{ID: id, File: file, KnobOrder: l.knobs}
 	if err := v.Decode(s); err != nil {
-		return nil, fromCUE(err, file, v, 1).Sort()
+		return nil, fromCUE(err, file, orig, map[string]bool{id: true}).Sort()
 	}
-	c := &checker{l: l, file: file, v: v, s: s}
+	c := &checker{l: l, file: file, v: v, orig: orig, s: s}
 	c.defaults()
 	c.engines()
 	c.hardware()

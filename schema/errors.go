@@ -2,7 +2,9 @@ package schema
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"cuelang.org/go/cue"
@@ -97,15 +99,18 @@ func (e *Error) Column(p token.Position) { e.Line, e.Col = p.Line, p.Column }
 // embedded schema are not shown: the user cannot edit those files, so an
 // error that only has such positions is located at the nearest enclosing
 // value of the study that has a position in the user's file.
-func fromCUE(err error, file string, study cue.Value, prefix int) List {
+//
+// Paths are shown relative to the study: the leading study id is dropped
+// when it is one of ids.
+func fromCUE(err error, file string, study cue.Value, ids map[string]bool) List {
 	var out List
-	for _, e := range cueerrors.Errors(err) {
-		format, args := e.Msg()
+	for _, m := range messages(err) {
+		e := m.err
 		path := e.Path()
-		if len(path) >= prefix {
-			path = path[prefix:]
+		if len(path) > 1 && ids[unquote(path[0])] {
+			path = path[1:]
 		}
-		le := Error{File: file, Path: joinPath(path), Msg: fmt.Sprintf(format, args...)}
+		le := Error{File: file, Path: joinPath(path), Msg: m.msg}
 		if p, ok := userPos(e, file); ok {
 			le.Column(p)
 		} else if p, ok := nearestPos(study, path, file); ok {
@@ -116,13 +121,25 @@ func fromCUE(err error, file string, study cue.Value, prefix int) List {
 	return out
 }
 
+// userPos is the last of the error's positions in the user's file: CUE
+// lists enclosing expressions (`schema.#Study & {`) before the literal
+// that is at fault.
 func userPos(e cueerrors.Error, file string) (token.Position, bool) {
+	var last token.Position
+	found := false
 	for _, p := range cueerrors.Positions(e) {
 		if pp := p.Position(); p.IsValid() && pp.Filename == file {
-			return pp, true
+			last, found = pp, true
 		}
 	}
-	return token.Position{}, false
+	return last, found
+}
+
+func unquote(label string) string {
+	if s, err := strconv.Unquote(label); err == nil {
+		return s
+	}
+	return label
 }
 
 // nearestPos walks up path until a value with a position in file is found.
@@ -168,4 +185,82 @@ func isIndex(s string) bool {
 		}
 	}
 	return true
+}
+
+// message is one CUE error to show, with its text.
+type message struct {
+	err cueerrors.Error
+	msg string
+}
+
+var disjunctionRE = regexp.MustCompile(`^(\d+) errors in empty disjunction:?$`)
+
+// messages flattens err into the messages users should read. CUE reports
+// a value outside an enumeration as "N errors in empty disjunction"
+// followed by one "conflicting values" error per alternative; that
+// becomes one message naming the value and the alternatives.
+func messages(err error) []message {
+	errs := cueerrors.Errors(err)
+	var out []message
+	for i := 0; i < len(errs); i++ {
+		e := errs[i]
+		text := errText(e)
+		if m := disjunctionRE.FindStringSubmatch(text); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			if i+n < len(errs) {
+				if msg, ok := enumMessage(errs[i+1 : i+1+n]); ok {
+					out = append(out, message{errs[i+1], msg})
+					i += n
+					continue
+				}
+			}
+			continue // the alternatives that follow say it better
+		}
+		out = append(out, message{e, text})
+	}
+	return out
+}
+
+func errText(e cueerrors.Error) string {
+	format, args := e.Msg()
+	if s := fmt.Sprintf(format, args...); s != "" {
+		return s
+	}
+	return e.Error()
+}
+
+// enumMessage merges "conflicting values A and V" errors that share the
+// value V into "invalid value V (want one of A, B, ...)".
+func enumMessage(errs []cueerrors.Error) (string, bool) {
+	count := map[string]int{}
+	var pairs [][2]string
+	for _, e := range errs {
+		format, args := e.Msg()
+		if format != "conflicting values %s and %s" || len(args) != 2 {
+			return "", false
+		}
+		a, b := fmt.Sprint(args[0]), fmt.Sprint(args[1])
+		pairs = append(pairs, [2]string{a, b})
+		count[a]++
+		count[b]++
+	}
+	var value string
+	for v, n := range count {
+		if n == len(errs) && (value == "" || v < value) {
+			value = v
+		}
+	}
+	if value == "" {
+		return "", false
+	}
+	var alts []string
+	for _, p := range pairs {
+		if p[0] != value {
+			alts = append(alts, p[0])
+		} else {
+			alts = append(alts, p[1])
+		}
+	}
+	sort.Strings(alts)
+	return fmt.Sprintf("invalid value %s (want one of %s)", value, strings.Join(alts, ", ")), true
 }

@@ -12,8 +12,11 @@ import (
 	"testing/fstest"
 
 	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/ast"
+	"cuelang.org/go/cue/build"
 	"cuelang.org/go/cue/cuecontext"
 	"cuelang.org/go/cue/load"
+	"cuelang.org/go/cue/parser"
 )
 
 // ImportPath is the path a study file imports the schema by.
@@ -121,7 +124,14 @@ func (l *Loader) KnobOrder() []string { return l.knobs }
 
 // LoadFile loads, validates and decodes the one study in file. Its error,
 // when not nil, is a List holding every problem found.
-func (l *Loader) LoadFile(file string) (*Study, error) {
+func (l *Loader) LoadFile(file string) (s *Study, err error) {
+	defer func() {
+		// A CUE evaluator bug must not take the whole command down with
+		// a stack trace: report it against the file.
+		if r := recover(); r != nil {
+			s, err = nil, List{fileErr(file, "internal error evaluating the study (please report): %v", r)}
+		}
+	}()
 	if filepath.Ext(file) != ".cue" {
 		return nil, List{fileErr(file, "not a CUE file (want a .cue file)")}
 	}
@@ -137,7 +147,7 @@ func (l *Loader) LoadFile(file string) (*Study, error) {
 	if errs != nil {
 		return nil, errs
 	}
-	return l.decode(file, id, v)
+	return l.decode(file, id, v, root.LookupPath(cue.MakePath(cue.Str(id))))
 }
 
 func unwrapPathErr(err error) error {
@@ -150,6 +160,11 @@ func unwrapPathErr(err error) error {
 // build evaluates the file in a virtual module beside the schema, so its
 // import resolves to the embedded files and nothing else is read.
 func (l *Loader) build(file string, src []byte) (cue.Value, List) {
+	// Parse first: the loader reports syntax errors against the virtual
+	// path, the parser against the user's.
+	if _, err := parser.ParseFile(file, src); err != nil {
+		return cue.Value{}, fromCUE(err, file, cue.Value{}, nil).Sort()
+	}
 	fsys := baseFS()
 	const dir = "study"
 	vpath := dir + "/" + path.Base(filepath.ToSlash(file))
@@ -167,13 +182,30 @@ func (l *Loader) build(file string, src []byte) (cue.Value, List) {
 	}
 	insts := load.Instances([]string{"./" + path.Base(vpath)}, cfg)
 	if err := insts[0].Err; err != nil {
-		return cue.Value{}, fromCUE(err, file, cue.Value{}, 0).Sort()
+		return cue.Value{}, fromCUE(err, file, cue.Value{}, nil).Sort()
 	}
 	v := l.ctx.BuildInstance(insts[0])
-	if err := v.Err(); err != nil {
-		return cue.Value{}, fromCUE(err, file, v, 0).Sort()
+	if v.Err() != nil {
+		// Err holds the first error only; Validate collects them all.
+		return cue.Value{}, fromCUE(v.Validate(), file, v, topLabels(insts[0])).Sort()
 	}
 	return v, nil
+}
+
+// topLabels are the names of the file's regular top-level fields: the
+// studies it declares.
+func topLabels(inst *build.Instance) map[string]bool {
+	ids := map[string]bool{}
+	for _, f := range inst.Files {
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.Field); ok {
+				if name, _, err := ast.LabelName(fd.Label); err == nil {
+					ids[name] = true
+				}
+			}
+		}
+	}
+	return ids
 }
 
 // studyValue finds the one study of a file: its single regular top-level
@@ -182,7 +214,7 @@ func (l *Loader) build(file string, src []byte) (cue.Value, List) {
 func (l *Loader) studyValue(file string, root cue.Value) (string, cue.Value, List) {
 	it, err := root.Fields()
 	if err != nil {
-		return "", cue.Value{}, fromCUE(err, file, root, 0)
+		return "", cue.Value{}, fromCUE(err, file, root, nil)
 	}
 	var ids []string
 	var v cue.Value
@@ -204,7 +236,7 @@ func (l *Loader) studyValue(file string, root cue.Value) (string, cue.Value, Lis
 	}
 	u := v.Unify(l.study)
 	if err := u.Validate(cue.Concrete(true)); err != nil {
-		return "", cue.Value{}, fromCUE(err, file, v, 1).Sort()
+		return "", cue.Value{}, fromCUE(err, file, v, map[string]bool{id: true}).Sort()
 	}
 	return id, u, nil
 }
