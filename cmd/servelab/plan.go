@@ -3,13 +3,14 @@ package main
 import (
 	"encoding/json"
 
-	"servelab.dev/schema"
+	"servelab.dev/execute/store"
 	"servelab.dev/schema/plan"
 )
 
 func runPlan(e *env, args []string) error {
 	fs := newFlags(e, "plan", "STUDY.cue [--json]")
 	asJSON := fs.Bool("json", false, "print the plan as JSON")
+	results := fs.String("results", "results", "results folder: its records mark trials cached and decide steps")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -17,15 +18,15 @@ func runPlan(e *env, args []string) error {
 	if len(pos) != 1 {
 		return usagef("want one study file, got %d arguments", len(pos))
 	}
-	l, err := schema.NewLoader()
+	s, err := loadStudy(pos[0])
 	if err != nil {
 		return err
 	}
-	s, err := l.LoadFile(pos[0])
+	runs, err := loadRuns(store.Open(*results))
 	if err != nil {
 		return err
 	}
-	p, err := plan.New(s, plan.Options{})
+	p, err := decidedPlan(s, runs)
 	if err != nil {
 		return err
 	}

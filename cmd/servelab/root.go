@@ -33,13 +33,14 @@ var commands = map[string]command{
 	"vet":     {"validate study files and folders", runVet},
 	"plan":    {"expand a study into its trials", runPlan},
 	"schema":  {"write the embedded schema for stock cue tools", runSchema},
+	"import":  {"import another tool's benchmark output as a trial's record", runImport},
+	"analyze": {"decide a study from its records", runAnalyze},
 	"version": {"print the version", runVersion},
 }
 
 // planned are commands of the design that this build does not have yet.
 var planned = map[string]string{
 	"run":    "running trials on a GPU host",
-	"import": "importing benchmark results",
 	"render": "rendering reports",
 	"site":   "building the docs site",
 	"diff":   "reviewing a change to studies or results",

@@ -152,6 +152,8 @@ func format(v any) string {
 		return strconv.FormatFloat(v, 'f', -1, 64)
 	case int:
 		return strconv.Itoa(v)
+	case int64:
+		return strconv.FormatInt(v, 10)
 	case bool:
 		return strconv.FormatBool(v)
 	}

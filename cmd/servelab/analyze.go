@@ -1,0 +1,185 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"servelab.dev/execute/store"
+	"servelab.dev/render/analysis"
+	"servelab.dev/schema"
+)
+
+func runAnalyze(e *env, args []string) error {
+	fs := newFlags(e, "analyze", "STUDY.cue [--json]")
+	asJSON := fs.Bool("json", false, "print the analysis as JSON")
+	results := fs.String("results", "results", "results folder")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("want one study file, got %d arguments", len(pos))
+	}
+	s, err := loadStudy(pos[0])
+	if err != nil {
+		return err
+	}
+	runs, err := loadRuns(store.Open(*results))
+	if err != nil {
+		return err
+	}
+	a, err := analysis.Analyze(s, runs)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		return enc.Encode(a)
+	}
+	writeAnalysis(e.stdout, s, a)
+	return nil
+}
+
+// fmtValue writes a value in the unit people read it in: seconds for
+// request latency, ms for the others, tok/s or req/s for rates.
+func fmtValue(metric string, v float64) string {
+	switch {
+	case strings.HasPrefix(metric, "latency."):
+		return fmt.Sprintf("%.2f s", v/1000)
+	case analysis.Unit(metric) == "ms":
+		return fmt.Sprintf("%.2f ms", v)
+	}
+	return fmt.Sprintf("%.2f %s", v, analysis.Unit(metric))
+}
+
+func fmtVal(metric string, v *analysis.Value) string {
+	if v == nil {
+		return "no record"
+	}
+	s := fmtValue(metric, v.Mean)
+	if v.Low != nil {
+		s += fmt.Sprintf(" [%s, %s]", strings.Fields(fmtValue(metric, *v.Low))[0], strings.Fields(fmtValue(metric, *v.High))[0])
+	}
+	if v.Runs > 1 {
+		s += fmt.Sprintf(" (%d runs)", v.Runs)
+	}
+	if v.Derived {
+		s += " (derived)"
+	}
+	return s
+}
+
+func writeAnalysis(w io.Writer, s *schema.Study, a *analysis.Analysis) {
+	o := a.Objective
+	fmt.Fprintf(w, "study %s: %s %s on %s, adopted when better by more than %.1f %%\n",
+		a.Study, goalWord(o.Goal), o.Metric, o.Profile, o.MinGain*100)
+	for _, st := range a.Steps {
+		writeStep(w, o.Metric, st)
+	}
+	if a.Final != nil {
+		fmt.Fprintf(w, "\nfinal (%s %s, %s):\n  %s\n", a.Final.Kind, a.Final.Version, a.Final.Model, a.Final.Command)
+	} else {
+		fmt.Fprintln(w, "\nfinal: not decided")
+	}
+	writeValidation(w, o.Metric, a)
+	writeWarnings(w, a)
+	if len(a.Missing) > 0 {
+		fmt.Fprintf(w, "\nmissing records (%d):\n", len(a.Missing))
+		for _, m := range a.Missing {
+			fmt.Fprintf(w, "  %s/%s/%s/%d  %s\n", m.Step, m.Variant, m.Profile, m.Repeat, m.Key[:12])
+		}
+	}
+}
+
+func goalWord(goal string) string {
+	if goal == "min" {
+		return "minimise"
+	}
+	return "maximise"
+}
+
+func writeStep(w io.Writer, metric string, st analysis.Step) {
+	head := fmt.Sprintf("\nstep %s (%s): %s", st.ID, st.Kind, st.Status)
+	switch {
+	case st.Adopted != nil:
+		head += ", adopted " + *st.Adopted
+	case st.Status == "decided":
+		head += ", incumbent kept"
+	}
+	fmt.Fprintln(w, head)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	if st.Incumbent != nil {
+		fmt.Fprintf(tw, "  incumbent (%s)\t%s\n", st.Incumbent.Variant, fmtVal(metric, st.Incumbent.Value))
+	}
+	for _, o := range st.Options {
+		fmt.Fprintf(tw, "  %s\t%s\n", o.Variant, fmtVal(metric, o.Value))
+	}
+	tw.Flush()
+	if c := st.Comparison; c != nil {
+		fmt.Fprintf(w, "  %s\n", comparisonText(metric, c))
+	}
+	for _, m := range st.Missing {
+		fmt.Fprintf(w, "  missing: %s\n", m)
+	}
+}
+
+func comparisonText(metric string, c *analysis.Comparison) string {
+	word := "better"
+	if c.Ratio < 1 {
+		word = "worse"
+	}
+	s := fmt.Sprintf("%s vs %s: %s vs %s, %.2fx %s", c.A, c.B, fmtValue(metric, c.ValueA), fmtValue(metric, c.ValueB), ratioShown(c.Ratio), word)
+	if c.TTFT != nil {
+		s += fmt.Sprintf("; TTFT %.2f vs %.2f ms", c.TTFT.A, c.TTFT.B)
+	}
+	if c.TPOT != nil {
+		s += fmt.Sprintf("; TPOT %.2f vs %.2f ms", c.TPOT.A, c.TPOT.B)
+	}
+	return s + "; " + c.Verdict
+}
+
+// ratioShown writes a ratio below 1 as its inverse, so "1.03x worse"
+// reads as the seeds write it.
+func ratioShown(r float64) float64 {
+	if r > 0 && r < 1 {
+		return 1 / r
+	}
+	return r
+}
+
+func writeValidation(w io.Writer, metric string, a *analysis.Analysis) {
+	if len(a.Validation) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nvalidation, baseline → final:")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  PROFILE\tMETRIC\tBASELINE\tFINAL\tRATIO")
+	for _, row := range a.Validation {
+		for _, r := range []*analysis.ValidationRow{&row, row.Latency, row.TTFT, row.TPOT} {
+			if r == nil {
+				continue
+			}
+			ratio := "-"
+			if r.Ratio != nil {
+				ratio = fmt.Sprintf("%.2fx", *r.Ratio)
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", row.Profile, r.Metric, fmtVal(r.Metric, r.Baseline), fmtVal(r.Metric, r.Final), ratio)
+		}
+	}
+	tw.Flush()
+}
+
+func writeWarnings(w io.Writer, a *analysis.Analysis) {
+	if len(a.Warnings) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nwarnings (%d):\n", len(a.Warnings))
+	for _, x := range a.Warnings {
+		fmt.Fprintf(w, "  %s/%s/%s %s: %s\n", x.Step, x.Variant, x.Profile, x.Code, x.Message)
+	}
+}

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"servelab.dev/execute/store"
+	"servelab.dev/render/analysis"
+	"servelab.dev/schema"
+	"servelab.dev/schema/plan"
+)
+
+// loadStudy loads one study file.
+func loadStudy(file string) (*schema.Study, error) {
+	l, err := schema.NewLoader()
+	if err != nil {
+		return nil, err
+	}
+	return l.LoadFile(file)
+}
+
+// loadRuns reads the ok records of the store. A corrupt file fails the
+// command: figures are never dropped silently.
+func loadRuns(st *store.Store) (analysis.Runs, error) {
+	all, err := st.All()
+	if err != nil {
+		return nil, err
+	}
+	runs := analysis.Runs{}
+	for key, rs := range all {
+		for _, r := range rs {
+			if r.Record.Status == "ok" {
+				runs[key] = append(runs[key], r.Record)
+			}
+		}
+	}
+	return runs, nil
+}
+
+// decidedPlan is the plan as far as the records decide it.
+func decidedPlan(s *schema.Study, runs analysis.Runs) (*plan.Plan, error) {
+	return plan.New(s, plan.Options{
+		Decider: analysis.NewDecider(s, runs),
+		Cached:  func(k string) bool { return len(runs[k]) > 0 },
+	})
+}
+
+// selectTrial finds the trial a selector names: a key (or a prefix of at
+// least 8 hex digits), or step/variant/profile[/repeat], where the pair
+// may be any role of the trial (validate/final, baseline/baseline).
+func selectTrial(p *plan.Plan, sel string) (*plan.Trial, error) {
+	var hits []*plan.Trial
+	parts := strings.Split(sel, "/")
+	for _, t := range p.Trials {
+		if matches(t, sel, parts) {
+			hits = append(hits, t)
+		}
+	}
+	switch {
+	case len(hits) == 1 && hits[0].Status == plan.Pending:
+		return nil, fmt.Errorf("trial %s is pending: an earlier step is not decided yet (import its records first)", sel)
+	case len(hits) == 1:
+		return hits[0], nil
+	case len(hits) == 0:
+		return nil, fmt.Errorf("no trial matches %q (use a key, or step/variant/profile as `servelab plan` lists them)", sel)
+	}
+	var names []string
+	for _, t := range hits {
+		names = append(names, fmt.Sprintf("%s/%s/%s/%d", t.Step, t.Variant, t.Profile, t.Repeat))
+	}
+	return nil, fmt.Errorf("%q matches %d trials (%s): add the profile or repeat", sel, len(hits), strings.Join(names, ", "))
+}
+
+func matches(t *plan.Trial, sel string, parts []string) bool {
+	if len(sel) >= 8 && t.Key != "" && strings.HasPrefix(t.Key, sel) {
+		return true
+	}
+	if len(parts) < 2 || len(parts) > 4 {
+		return false
+	}
+	if len(parts) >= 3 && parts[2] != t.Profile {
+		return false
+	}
+	if len(parts) == 4 && parts[3] != fmt.Sprint(t.Repeat) {
+		return false
+	}
+	role := parts[0] + "/" + parts[1]
+	if t.Step+"/"+t.Variant == role {
+		return true
+	}
+	for _, r := range t.Also {
+		if r == role {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,276 @@
+package importer
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"servelab.dev/execute/record"
+)
+
+// obj is a decoded JSON object with numbers kept as json.Number.
+type obj map[string]any
+
+// decodeObjects reads one JSON value, or several separated by newlines
+// (vllm --append-result, SGLang JSONL).
+func decodeObjects(data []byte) ([]obj, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var out []obj
+	for {
+		var o obj
+		err := dec.Decode(&o)
+		if err != nil && err.Error() == "EOF" {
+			break
+		}
+		if err != nil {
+			return nil, jsonErr(data, dec, err)
+		}
+		out = append(out, o)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no JSON object in the file")
+	}
+	return out, nil
+}
+
+func jsonErr(data []byte, dec *json.Decoder, err error) error {
+	if err.Error() == "unexpected EOF" {
+		return fmt.Errorf("truncated JSON: the file ends inside a value (%d bytes)", len(data))
+	}
+	off := int(dec.InputOffset())
+	line := 1 + bytes.Count(data[:min(off, len(data))], []byte("\n"))
+	return fmt.Errorf("line %d: %v", line, err)
+}
+
+// num returns the number at key: a JSON number, or a string such as
+// "inf" (vLLM writes request_rate that way).
+func (o obj) num(key string) (float64, bool) {
+	switch v := o[key].(type) {
+	case json.Number:
+		f, err := v.Float64()
+		return f, err == nil
+	case string:
+		switch strings.ToLower(v) {
+		case "inf", "infinity", "+inf":
+			return math.Inf(1), true
+		}
+		f, err := strconv.ParseFloat(v, 64)
+		return f, err == nil
+	}
+	return 0, false
+}
+
+func (o obj) str(key string) string {
+	s, _ := o[key].(string)
+	return s
+}
+
+func (o obj) sub(key string) obj {
+	switch v := o[key].(type) {
+	case map[string]any:
+		return obj(v)
+	case obj:
+		return v
+	}
+	return nil
+}
+
+func (o obj) list(key string) []any {
+	l, _ := o[key].([]any)
+	return l
+}
+
+func (o obj) intp(key string) *int {
+	v, ok := o.num(key)
+	if !ok || math.IsInf(v, 0) {
+		return nil
+	}
+	n := int(v)
+	return &n
+}
+
+func (o obj) fp(key string) *float64 {
+	v, ok := o.num(key)
+	if !ok || math.IsInf(v, 0) || math.IsNaN(v) {
+		return nil
+	}
+	return record.F(v)
+}
+
+// latencyKeys reads {stat}_{name}_ms keys (vLLM and SGLang naming).
+func (o obj) latencyKeys(d dists, family, name string) bool {
+	found := false
+	for _, stat := range []string{"mean", "median", "std", "p50", "p90", "p95", "p99"} {
+		if v, ok := o.num(stat + "_" + name + "_ms"); ok && !math.IsInf(v, 0) && !math.IsNaN(v) {
+			d.set(family, stat, v)
+			found = true
+		}
+	}
+	return found
+}
+
+// parseVLLMJSON reads `vllm bench serve --save-result` output.
+func parseVLLMJSON(data []byte) ([]Result, error) {
+	objs, err := decodeObjects(data)
+	if err != nil {
+		return nil, err
+	}
+	var out []Result
+	for i, o := range objs {
+		r, err := vllmResult(o)
+		if err != nil {
+			return nil, entryErr(i, len(objs), err)
+		}
+		out = append(out, *r)
+	}
+	return out, nil
+}
+
+func entryErr(i, n int, err error) error {
+	if n == 1 {
+		return err
+	}
+	return fmt.Errorf("entry %d of %d: %w", i+1, n, err)
+}
+
+func vllmResult(o obj) (*Result, error) {
+	r := &Result{Client: "vllm-bench", Model: o.str("model_id"), Backend: o.str("backend")}
+	if _, ok := o["completed"]; !ok {
+		return nil, fmt.Errorf("no \"completed\": not a vllm bench serve result")
+	}
+	m := &r.Metrics
+	fillCounts(o, m, "total_output_tokens")
+	m.TotalThroughput = o.fp("total_token_throughput")
+	m.MaxConcurrency = o.intp("max_concurrency")
+	if rate, ok := o.num("request_rate"); ok && !math.IsInf(rate, 0) {
+		r.Rate = rate
+	}
+	d := dists{}
+	o.latencyKeys(d, "latency", "e2el")
+	for _, f := range []string{"ttft", "tpot", "itl"} {
+		if !o.latencyKeys(d, f, f) {
+			return nil, fmt.Errorf("missing %s statistics (mean_%s_ms ...)", strings.ToUpper(f), f)
+		}
+	}
+	d.into(m)
+	return r, nil
+}
+
+// fillCounts reads the fields vLLM and SGLang name alike.
+func fillCounts(o obj, m *record.Metrics, outKey string) {
+	m.Completed = derefInt(o.intp("completed"))
+	m.Failed = derefInt(o.intp("failed"))
+	if d, ok := o.num("duration"); ok {
+		m.Duration = d
+	}
+	m.InputTokens = derefInt(o.intp("total_input_tokens"))
+	m.OutputTokens = derefInt(o.intp(outKey))
+	m.RequestThroughput = o.fp("request_throughput")
+	m.OutputThroughput = o.fp("output_throughput")
+	m.PeakOutputThroughput = o.fp("max_output_tokens_per_s")
+	m.PeakConcurrency = o.fp("max_concurrent_requests")
+}
+
+func derefInt(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+// parseSGLang reads SGLang bench_serving JSONL: one JSON object per
+// line, with bare Infinity and NaN literals that encoding/json refuses.
+func parseSGLang(data []byte) ([]Result, error) {
+	objs, err := decodeObjects(quoteNonFinite(data))
+	if err != nil {
+		return nil, err
+	}
+	var out []Result
+	for i, o := range objs {
+		r, err := sglangResult(o)
+		if err != nil {
+			return nil, entryErr(i, len(objs), err)
+		}
+		out = append(out, *r)
+	}
+	return out, nil
+}
+
+func sglangResult(o obj) (*Result, error) {
+	if _, ok := o["completed"]; !ok {
+		return nil, fmt.Errorf("no \"completed\": not an SGLang bench_serving result")
+	}
+	r := &Result{Client: "sglang-bench", Backend: o.str("backend")}
+	if si := o.sub("server_info"); si != nil {
+		r.Engine = "sglang"
+		r.Model = si.str("model_path")
+	}
+	if strings.HasPrefix(r.Backend, "sglang") {
+		r.Engine = "sglang"
+	}
+	m := &r.Metrics
+	fillCounts(o, m, "total_output_tokens")
+	m.TotalThroughput = o.fp("total_throughput")
+	m.MaxConcurrency = o.intp("max_concurrency")
+	if rate, ok := o.num("request_rate"); ok && !math.IsInf(rate, 0) {
+		r.Rate = rate
+	}
+	d := dists{}
+	o.latencyKeys(d, "latency", "e2e_latency")
+	have := false
+	for _, f := range []string{"ttft", "tpot", "itl"} {
+		have = o.latencyKeys(d, f, f) || have
+	}
+	if !have {
+		return nil, fmt.Errorf("no latency statistics (*_ttft_ms, *_tpot_ms, *_itl_ms)")
+	}
+	d.into(m)
+	return r, nil
+}
+
+// quoteNonFinite turns bare Infinity, -Infinity and NaN outside strings
+// into the strings "inf", "-inf" and "nan".
+func quoteNonFinite(data []byte) []byte {
+	var out bytes.Buffer
+	inStr, esc := false, false
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		if inStr {
+			out.WriteByte(c)
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+			}
+			continue
+		}
+		if c == '"' {
+			inStr = true
+			out.WriteByte(c)
+			continue
+		}
+		if lit, rep := nonFinite(data[i:]); lit > 0 {
+			out.WriteString(rep)
+			i += lit - 1
+			continue
+		}
+		out.WriteByte(c)
+	}
+	return out.Bytes()
+}
+
+func nonFinite(b []byte) (int, string) {
+	for _, lit := range []struct{ s, rep string }{{"-Infinity", `"-inf"`}, {"Infinity", `"inf"`}, {"NaN", `"nan"`}} {
+		if bytes.HasPrefix(b, []byte(lit.s)) {
+			return len(lit.s), lit.rep
+		}
+	}
+	return 0, ""
+}

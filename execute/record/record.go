@@ -1,0 +1,256 @@
+// Package record defines servelab's result record: one JSON document per
+// run of a trial, versioned, self-describing and checked on load.
+//
+// Format "servelab.record/v1":
+//
+//	{
+//	  "format":     "servelab.record/v1",
+//	  "key":        trial key (sha256 hex of the canonical trial spec),
+//	  "trial":      the trial spec the key hashes (see schema/plan.Spec),
+//	  "provenance": {"kind": "measured"|"imported"|"simulated",
+//	                 measured:  "host", "gpu", "driver", "gpuMemoryMiB",
+//	                            "start", "end" (RFC 3339, UTC),
+//	                 imported:  "source" (path as given), "sha256" (of the
+//	                            source bytes), "format" (vllm-text, vllm-json,
+//	                            guidellm, sglang-jsonl),
+//	                 all:       "servelab" (version that wrote it)},
+//	  "status":     "ok" | "failed",
+//	  "reason":     why it failed ("" when ok),
+//	  "metrics":    {see Metrics: counts, duration (s), throughputs
+//	                 (per s), peaks, latency distributions in ms},
+//	  "samples":    file name of the per-request sidecar, when measured,
+//	  "notes":      what the writer noticed (e.g. a label it ignored)
+//	}
+//
+// A distribution holds mean, median, std, p50, p90, p95, p99; a field the
+// source did not report is absent, never zero. Records are written once
+// and never rewritten; the store names each file after the hash of its
+// bytes, so a corrupt or hand-edited record is detected on load.
+package record
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+
+	"servelab.dev/schema/plan"
+)
+
+// Format is the version tag of this record format.
+const Format = "servelab.record/v1"
+
+// Provenance kinds.
+const (
+	Measured  = "measured"
+	Imported  = "imported"
+	Simulated = "simulated"
+)
+
+// Record is one run of one trial.
+type Record struct {
+	Format     string     `json:"format"`
+	Key        string     `json:"key"`
+	Trial      plan.Spec  `json:"trial"`
+	Provenance Provenance `json:"provenance"`
+	Status     string     `json:"status"`
+	Reason     string     `json:"reason,omitempty"`
+	Metrics    Metrics    `json:"metrics"`
+	Samples    string     `json:"samples,omitempty"`
+	// Notes are what the writer or importer noticed about the figures.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Provenance says where a record's figures come from.
+type Provenance struct {
+	Kind         string  `json:"kind"`
+	Host         string  `json:"host,omitempty"`
+	GPU          string  `json:"gpu,omitempty"`
+	Driver       string  `json:"driver,omitempty"`
+	GPUMemoryMiB int     `json:"gpuMemoryMiB,omitempty"`
+	Start        string  `json:"start,omitempty"`
+	End          string  `json:"end,omitempty"`
+	Source       string  `json:"source,omitempty"`
+	SHA256       string  `json:"sha256,omitempty"`
+	SourceFormat string  `json:"format,omitempty"`
+	Servelab     string  `json:"servelab"`
+	Precision    float64 `json:"precision,omitempty"` // rounding of imported figures, e.g. 0.01
+}
+
+// Metrics are a run's summary figures. Pointers are absent figures.
+type Metrics struct {
+	Completed    int      `json:"completed"`
+	Failed       int      `json:"failed"`
+	FailReasons  []string `json:"failReasons,omitempty"`
+	Duration     float64  `json:"duration"`
+	InputTokens  int      `json:"inputTokens"`
+	OutputTokens int      `json:"outputTokens"`
+
+	RequestThroughput    *float64 `json:"requestThroughput,omitempty"`
+	OutputThroughput     *float64 `json:"outputThroughput,omitempty"`
+	TotalThroughput      *float64 `json:"totalThroughput,omitempty"`
+	PeakOutputThroughput *float64 `json:"peakOutputThroughput,omitempty"`
+	PeakConcurrency      *float64 `json:"peakConcurrency,omitempty"`
+	// MaxConcurrency is the configured cap the source reports, if any.
+	MaxConcurrency *int `json:"maxConcurrency,omitempty"`
+
+	Latency     *Dist `json:"latencyMs,omitempty"`
+	TTFT        *Dist `json:"ttftMs,omitempty"`
+	TPOT        *Dist `json:"tpotMs,omitempty"`
+	ITL         *Dist `json:"itlMs,omitempty"`
+	ScheduleLag *Dist `json:"scheduleLagMs,omitempty"`
+}
+
+// Dist summarises one latency distribution, in milliseconds.
+type Dist struct {
+	Mean   *float64 `json:"mean,omitempty"`
+	Median *float64 `json:"median,omitempty"`
+	Std    *float64 `json:"std,omitempty"`
+	P50    *float64 `json:"p50,omitempty"`
+	P90    *float64 `json:"p90,omitempty"`
+	P95    *float64 `json:"p95,omitempty"`
+	P99    *float64 `json:"p99,omitempty"`
+}
+
+// F returns a pointer to v, for building records.
+func F(v float64) *float64 { return &v }
+
+// Stat returns the named statistic ("mean", "median", "p99", ...).
+func (d *Dist) Stat(name string) (float64, bool) {
+	if d == nil {
+		return 0, false
+	}
+	var p *float64
+	switch name {
+	case "mean":
+		p = d.Mean
+	case "median":
+		p = d.Median
+		if p == nil {
+			p = d.P50
+		}
+	case "std":
+		p = d.Std
+	case "p50":
+		p = d.P50
+		if p == nil {
+			p = d.Median
+		}
+	case "p90":
+		p = d.P90
+	case "p95":
+		p = d.P95
+	case "p99":
+		p = d.P99
+	}
+	if p == nil {
+		return 0, false
+	}
+	return *p, true
+}
+
+// Encode writes r as indented JSON with a trailing newline: the exact
+// bytes the store hashes.
+func Encode(r *Record) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(r); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// Decode parses and checks a record.
+func Decode(data []byte) (*Record, error) {
+	var r Record
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		return nil, describe(data, err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("data after the record")
+	}
+	if err := r.Check(); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// describe turns a JSON error into a message with the byte offset and
+// line, so a truncated or damaged file can be found by eye.
+func describe(data []byte, err error) error {
+	var off int64 = -1
+	switch e := err.(type) {
+	case *json.SyntaxError:
+		off = e.Offset
+	case *json.UnmarshalTypeError:
+		off = e.Offset
+	}
+	if err.Error() == "unexpected EOF" {
+		return fmt.Errorf("truncated: the JSON ends after %d bytes", len(data))
+	}
+	if off >= 0 {
+		line := 1 + bytes.Count(data[:min(int(off), len(data))], []byte("\n"))
+		return fmt.Errorf("line %d (byte %d): %v", line, off, err)
+	}
+	return err
+}
+
+// Check validates a decoded record's invariants.
+func (r *Record) Check() error {
+	switch {
+	case r.Format != Format:
+		return fmt.Errorf("format %q, want %q", r.Format, Format)
+	case len(r.Key) != 64:
+		return fmt.Errorf("key %q is not a sha256", r.Key)
+	case r.Trial.Key() != r.Key:
+		return fmt.Errorf("key %s does not match its trial (which hashes to %s)", short(r.Key), short(r.Trial.Key()))
+	case r.Status != "ok" && r.Status != "failed":
+		return fmt.Errorf("status %q, want ok or failed", r.Status)
+	case r.Status == "failed" && r.Reason == "":
+		return fmt.Errorf("failed without a reason")
+	}
+	switch r.Provenance.Kind {
+	case Measured, Imported, Simulated:
+	default:
+		return fmt.Errorf("provenance kind %q, want measured, imported or simulated", r.Provenance.Kind)
+	}
+	return r.Metrics.check()
+}
+
+func (m *Metrics) check() error {
+	if m.Completed < 0 || m.Failed < 0 || m.InputTokens < 0 || m.OutputTokens < 0 {
+		return fmt.Errorf("negative count")
+	}
+	if !finite(m.Duration) || m.Duration < 0 {
+		return fmt.Errorf("duration %v", m.Duration)
+	}
+	for _, p := range []*float64{m.RequestThroughput, m.OutputThroughput, m.TotalThroughput, m.PeakOutputThroughput, m.PeakConcurrency} {
+		if p != nil && (!finite(*p) || *p < 0) {
+			return fmt.Errorf("throughput or peak %v", *p)
+		}
+	}
+	for _, d := range []*Dist{m.Latency, m.TTFT, m.TPOT, m.ITL, m.ScheduleLag} {
+		if d == nil {
+			continue
+		}
+		for _, p := range []*float64{d.Mean, d.Median, d.Std, d.P50, d.P90, d.P95, d.P99} {
+			if p != nil && !finite(*p) {
+				return fmt.Errorf("latency statistic %v", *p)
+			}
+		}
+	}
+	return nil
+}
+
+func finite(f float64) bool { return !math.IsInf(f, 0) && !math.IsNaN(f) }
+
+func short(k string) string {
+	if len(k) > 12 {
+		return k[:12]
+	}
+	return k
+}

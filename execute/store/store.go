@@ -1,0 +1,192 @@
+// Package store keeps result records in a results folder, one
+// subfolder per trial key and one file per run:
+//
+//	results/<key>/<run>.json
+//
+// where <run> is the first 16 hex digits of the sha256 of the file's
+// bytes. Files are written to a temporary name and renamed, never
+// rewritten; a file whose bytes do not hash to its name is reported as
+// corrupt and left where it is. A lock file (flock) keeps two servelab
+// processes from writing one folder at once.
+package store
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"servelab.dev/execute/record"
+)
+
+// Store is a results folder.
+type Store struct{ Dir string }
+
+// Open returns the store in dir; the folder is created on first write.
+func Open(dir string) *Store { return &Store{Dir: dir} }
+
+// RunName is the file name a record's bytes get.
+func RunName(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:8]) + ".json"
+}
+
+// Put adds r as a run of its trial. A run with the same status and
+// figures as an existing one is not added again (the seeds print some
+// blocks twice); added is false then and path names the existing run.
+// The caller must hold the lock.
+func (s *Store) Put(r *record.Record) (path string, added bool, err error) {
+	if err := r.Check(); err != nil {
+		return "", false, fmt.Errorf("refusing to store an invalid record: %w", err)
+	}
+	runs, err := s.Runs(r.Key)
+	if err != nil {
+		return "", false, err
+	}
+	for _, old := range runs {
+		if sameFigures(old.Record, r) {
+			return old.Path, false, nil
+		}
+	}
+	data, err := record.Encode(r)
+	if err != nil {
+		return "", false, err
+	}
+	dir := filepath.Join(s.Dir, r.Key)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", false, err
+	}
+	path = filepath.Join(dir, RunName(data))
+	return path, true, writeAtomic(path, data)
+}
+
+func sameFigures(a, b *record.Record) bool {
+	ja, _ := json.Marshal(a.Metrics)
+	jb, _ := json.Marshal(b.Metrics)
+	return a.Status == b.Status && bytes.Equal(ja, jb)
+}
+
+// Run is a record and the file it came from.
+type Run struct {
+	Path   string
+	Record *record.Record
+}
+
+// Runs loads every run of key, in file-name order. Any unreadable run
+// makes it fail, naming the file: figures are never silently dropped.
+func (s *Store) Runs(key string) ([]Run, error) {
+	dir := filepath.Join(s.Dir, key)
+	names, err := runFiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	var runs []Run
+	var errs []error
+	for _, n := range names {
+		p := filepath.Join(dir, n)
+		r, err := LoadFile(p, key)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		runs = append(runs, Run{p, r})
+	}
+	return runs, errors.Join(errs...)
+}
+
+func runFiles(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range ents {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".json") && !strings.HasPrefix(e.Name(), ".") {
+			names = append(names, e.Name())
+		}
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// LoadFile reads and checks one run file: its bytes must hash to its
+// name and its record must be valid and belong to key.
+func LoadFile(path, key string) (*record.Record, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if want := RunName(data); filepath.Base(path) != want {
+		hint := "corrupt or edited by hand"
+		if _, derr := record.Decode(data); derr != nil {
+			hint = derr.Error()
+		}
+		return nil, fmt.Errorf("%s: content does not match its name (%s); left in place: restore it from git or remove it", path, hint)
+	}
+	r, err := record.Decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v; left in place", path, err)
+	}
+	if r.Key != key {
+		return nil, fmt.Errorf("%s: record of trial %s filed under %s; left in place", path, r.Key[:12], key[:min(12, len(key))])
+	}
+	return r, nil
+}
+
+// All loads every run in the store, by key. Problems are collected, one
+// per bad file, and the good runs are still returned.
+func (s *Store) All() (map[string][]Run, error) {
+	ents, err := os.ReadDir(s.Dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return map[string][]Run{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]Run{}
+	var errs []error
+	for _, e := range ents {
+		if !e.IsDir() || len(e.Name()) != 64 {
+			continue
+		}
+		runs, err := s.Runs(e.Name())
+		if err != nil {
+			errs = append(errs, err)
+		}
+		if len(runs) > 0 {
+			out[e.Name()] = runs
+		}
+	}
+	return out, errors.Join(errs...)
+}
+
+// writeAtomic writes data to path through a temporary file in the same
+// folder and a rename, so no reader sees half a record.
+func writeAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}

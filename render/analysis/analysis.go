@@ -1,0 +1,183 @@
+package analysis
+
+import (
+	"servelab.dev/schema"
+	"servelab.dev/schema/plan"
+)
+
+// Analysis is everything the reports say about a study.
+type Analysis struct {
+	Study      string          `json:"study"`
+	Objective  Objective       `json:"objective"`
+	Baseline   *Option         `json:"baseline"`
+	Steps      []Step          `json:"steps"`
+	Final      *Final          `json:"final"`
+	Summary    []SummaryRow    `json:"summary"`
+	Validation []ValidationRow `json:"validation"`
+	Missing    []Missing       `json:"missing"`
+	Warnings   []Warning       `json:"warnings"`
+	// Complete is true when every step is decided and every validation
+	// trial has a record.
+	Complete bool `json:"complete"`
+	// Plan is the plan the analysis decided (for renderers).
+	Plan *plan.Plan `json:"-"`
+}
+
+// Objective restates the study's objective with the unit values carry.
+type Objective struct {
+	Metric  string  `json:"metric"`
+	Goal    string  `json:"goal"`
+	Profile string  `json:"profile"`
+	Unit    string  `json:"unit"`
+	MinGain float64 `json:"minGain"`
+}
+
+// Final is the recommended configuration.
+type Final struct {
+	Engine  string            `json:"engine"`
+	Kind    string            `json:"kind"`
+	Version string            `json:"version"`
+	Model   string            `json:"model"`
+	Argv    []string          `json:"argv"`
+	Env     map[string]string `json:"env,omitempty"`
+	Command string            `json:"command"`
+}
+
+// SummaryRow is one step's best option against the baseline.
+type SummaryRow struct {
+	Step    string  `json:"step"`
+	Best    string  `json:"best"`
+	Adopted bool    `json:"adopted"`
+	Value   float64 `json:"value"`
+	Base    float64 `json:"baseline"`
+	Ratio   float64 `json:"ratio"` // ≥ 1 when the step's best beats the baseline
+}
+
+// ValidationRow compares baseline and final on one validation profile.
+type ValidationRow struct {
+	Profile  string   `json:"profile"`
+	Metric   string   `json:"metric"`
+	Baseline *Value   `json:"baseline"`
+	Final    *Value   `json:"final"`
+	Ratio    *float64 `json:"ratio"`
+	Verdict  string   `json:"verdict,omitempty"`
+	// Latency is mean request latency, also when the objective is not.
+	Latency *ValidationRow `json:"latency,omitempty"`
+	TTFT    *ValidationRow `json:"ttft,omitempty"`
+	TPOT    *ValidationRow `json:"tpot,omitempty"`
+}
+
+// Missing is a planned trial without a record.
+type Missing struct {
+	Key     string `json:"key"`
+	Step    string `json:"step"`
+	Variant string `json:"variant"`
+	Profile string `json:"profile"`
+	Repeat  int    `json:"repeat"`
+}
+
+// NewDecider decides steps from runs; plan.New uses it to go past the
+// first step.
+func NewDecider(s *schema.Study, runs Runs) plan.Decider {
+	return &decider{s: s, runs: runs, steps: map[string]*Step{}}
+}
+
+// Analyze decides s from runs as far as the records allow.
+func Analyze(s *schema.Study, runs Runs) (*Analysis, error) {
+	d := &decider{s: s, runs: runs, steps: map[string]*Step{}}
+	p, err := plan.New(s, plan.Options{Decider: d, Cached: func(k string) bool { return len(runs[k]) > 0 }})
+	if err != nil {
+		return nil, err
+	}
+	a := &Analysis{Study: s.ID, Plan: p, Objective: Objective{
+		Metric: s.Objective.Metric, Goal: s.Objective.Goal, Profile: s.Objective.Profile,
+		Unit: Unit(s.Objective.Metric), MinGain: s.Objective.MinGain,
+	}}
+	a.steps(p, d)
+	a.baseline(p, d)
+	a.final(s, p)
+	a.summary()
+	a.validation(s, p, d)
+	a.missing(p)
+	a.Warnings = lint(s, p, runs)
+	a.Complete = p.Final != nil && len(a.Missing) == 0
+	return a, nil
+}
+
+func (a *Analysis) steps(p *plan.Plan, d *decider) {
+	for i, st := range p.Steps {
+		out := Step{ID: st.ID, Title: d.s.Steps[i].Title, Kind: st.Kind, Status: st.Status, Objective: map[string]*Value{}}
+		if got, ok := d.steps[st.ID]; ok {
+			out = *got
+			out.Status = st.Status
+		}
+		a.Steps = append(a.Steps, out)
+	}
+}
+
+func (a *Analysis) baseline(p *plan.Plan, d *decider) {
+	for _, t := range p.Trials {
+		if t.Profile == d.s.Objective.Profile && hasRole(t, "baseline/baseline") {
+			o := d.option("baseline", []*plan.Trial{t})
+			a.Baseline = &o
+			return
+		}
+	}
+}
+
+func hasRole(t *plan.Trial, role string) bool {
+	if t.Step+"/"+t.Variant == role {
+		return true
+	}
+	for _, r := range t.Also {
+		if r == role {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *Analysis) final(s *schema.Study, p *plan.Plan) {
+	if p.Final == nil {
+		return
+	}
+	argv, err := plan.Argv(s, *p.Final)
+	if err != nil {
+		return
+	}
+	cmd, _ := plan.Shell(p.Final.Env, argv)
+	e := s.Engines[p.Final.Engine]
+	m, _ := s.Model.Variant(p.Final.ModelVariant())
+	a.Final = &Final{Engine: p.Final.Engine, Kind: e.Kind, Version: e.Version, Model: m.ID, Argv: argv, Env: p.Final.Env, Command: cmd}
+	if len(a.Final.Env) == 0 {
+		a.Final.Env = nil
+	}
+}
+
+func (a *Analysis) summary() {
+	if a.Baseline == nil || a.Baseline.Value == nil {
+		return
+	}
+	lower := a.Objective.Goal == "min"
+	for _, st := range a.Steps {
+		if st.Best == "" {
+			continue
+		}
+		for _, o := range st.Options {
+			if o.Variant != st.Best {
+				continue
+			}
+			r, _ := ratio(o.Value.Mean, a.Baseline.Value.Mean, lower)
+			a.Summary = append(a.Summary, SummaryRow{Step: st.ID, Best: st.Best, Adopted: st.Adopted != nil,
+				Value: o.Value.Mean, Base: a.Baseline.Value.Mean, Ratio: r})
+		}
+	}
+}
+
+func (a *Analysis) missing(p *plan.Plan) {
+	for _, t := range p.Trials {
+		if t.Status == plan.Runnable {
+			a.Missing = append(a.Missing, Missing{Key: t.Key, Step: t.Step, Variant: t.Variant, Profile: t.Profile, Repeat: t.Repeat})
+		}
+	}
+}

@@ -1,0 +1,84 @@
+// Package analysis decides a study from its records: which variant each
+// step adopts under the study's objective and rule, the final
+// configuration, the comparisons the reports print, the validation of
+// baseline against final, and warnings about figures that cannot be
+// true. It does no I/O: records come in, an Analysis goes out.
+package analysis
+
+import (
+	"strings"
+
+	"servelab.dev/execute/record"
+)
+
+// Value is a metric of one trial over its runs.
+type Value struct {
+	Mean float64 `json:"mean"`
+	// Runs is how many runs the mean is over; with 2 or more, Low and
+	// High bound a 95 % confidence interval of the mean.
+	Runs    int      `json:"runs"`
+	Low     *float64 `json:"low,omitempty"`
+	High    *float64 `json:"high,omitempty"`
+	Derived bool     `json:"derived,omitempty"` // computed, not reported by the source
+}
+
+// Unit is the unit servelab keeps a metric in.
+func Unit(metric string) string {
+	switch metric {
+	case "output_throughput", "total_throughput":
+		return "tok/s"
+	case "request_throughput":
+		return "req/s"
+	}
+	return "ms"
+}
+
+// Lower reports whether smaller values of metric are better.
+func Lower(metric string) bool { return Unit(metric) == "ms" }
+
+// metricOf reads metric from one record. Mean latency, which `vllm bench
+// serve` does not print unless asked, is derived when missing as
+// TTFT + TPOT × (mean output tokens − 1), the seeds' formula: exact for
+// each request, an approximation for the mean because it ignores how
+// TPOT and length covary.
+func metricOf(m record.Metrics, metric string) (v float64, derived, ok bool) {
+	switch metric {
+	case "output_throughput":
+		return ptr(m.OutputThroughput)
+	case "request_throughput":
+		return ptr(m.RequestThroughput)
+	case "total_throughput":
+		return ptr(m.TotalThroughput)
+	}
+	fam, stat, _ := strings.Cut(metric, ".")
+	var d *record.Dist
+	switch fam {
+	case "latency":
+		d = m.Latency
+	case "ttft":
+		d = m.TTFT
+	case "tpot":
+		d = m.TPOT
+	case "itl":
+		d = m.ITL
+	}
+	if v, ok := d.Stat(stat); ok {
+		return v, false, true
+	}
+	if metric == "latency.mean" && m.Completed > 0 {
+		ttft, ok1 := m.TTFT.Stat("mean")
+		tpot, ok2 := m.TPOT.Stat("mean")
+		if ok1 && ok2 {
+			tokens := float64(m.OutputTokens) / float64(m.Completed)
+			return ttft + tpot*(tokens-1), true, true
+		}
+	}
+	return 0, false, false
+}
+
+func ptr(p *float64) (float64, bool, bool) {
+	if p == nil {
+		return 0, false, false
+	}
+	return *p, false, true
+}
