@@ -87,6 +87,9 @@ func writeAnalysis(w io.Writer, s *schema.Study, a *analysis.Analysis) {
 		fmt.Fprintln(w, "\nfinal: not decided")
 	}
 	writeValidation(w, o.Metric, a)
+	for _, n := range a.Notes {
+		fmt.Fprintf(w, "\nnote: %s\n", n)
+	}
 	writeWarnings(w, a)
 	if len(a.Missing) > 0 {
 		fmt.Fprintf(w, "\nmissing records (%d):\n", len(a.Missing))
@@ -167,6 +170,9 @@ func writeValidation(w io.Writer, metric string, a *analysis.Analysis) {
 			ratio := "-"
 			if r.Ratio != nil {
 				ratio = fmt.Sprintf("%.2fx", *r.Ratio)
+			}
+			if rr := r.RatioRange; rr != nil && fmt.Sprintf("%.2f", rr[0]) != fmt.Sprintf("%.2f", rr[1]) {
+				ratio += fmt.Sprintf(" (%.2f-%.2fx with the source's rounding)", rr[0], rr[1])
 			}
 			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", row.Profile, r.Metric, fmtVal(r.Metric, r.Baseline), fmtVal(r.Metric, r.Final), ratio)
 		}

@@ -32,10 +32,40 @@ func TestScript(t *testing.T) {
 		UpdateScripts:       *update || os.Getenv("SERVELAB_UPDATE") != "",
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"damage":      damage,
+			"exists-glob": existsGlob,
+		},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("REPO", repo)
 			env.Setenv("CUE_REGISTRY", "none")
 			return nil
 		},
 	})
+}
+
+// damage flips one bit in the middle of the one file matching a glob.
+func damage(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: damage GLOB")
+	}
+	files, _ := filepath.Glob(ts.MkAbs(args[0]))
+	if len(files) != 1 {
+		ts.Fatalf("damage %s: %d files match, want 1", args[0], len(files))
+	}
+	b, err := os.ReadFile(files[0])
+	ts.Check(err)
+	b[len(b)/2] ^= 0x01
+	ts.Check(os.WriteFile(files[0], b, 0o644))
+}
+
+// existsGlob succeeds when some file matches the glob.
+func existsGlob(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: exists-glob GLOB")
+	}
+	files, _ := filepath.Glob(ts.MkAbs(args[0]))
+	if (len(files) > 0) == neg {
+		ts.Fatalf("exists-glob %s: %d files", args[0], len(files))
+	}
 }

@@ -40,6 +40,19 @@ type Result struct {
 // Parse reads every run in data. Most files hold one; JSONL and
 // guidellm files may hold several.
 func Parse(format string, data []byte) ([]Result, error) {
+	rs, err := parse(format, data)
+	if err != nil {
+		return nil, err
+	}
+	for i := range rs {
+		if err := rs[i].Metrics.Check(); err != nil {
+			return nil, entryErr(i, len(rs), fmt.Errorf("figures a record cannot hold: %v", err))
+		}
+	}
+	return rs, nil
+}
+
+func parse(format string, data []byte) ([]Result, error) {
 	switch format {
 	case "vllm-text":
 		r, err := parseVLLMText(data)

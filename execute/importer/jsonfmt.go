@@ -3,6 +3,7 @@ package importer
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -38,10 +39,15 @@ func decodeObjects(data []byte) ([]obj, error) {
 }
 
 func jsonErr(data []byte, dec *json.Decoder, err error) error {
-	if err.Error() == "unexpected EOF" {
+	end := int64(len(bytes.TrimRight(data, " \t\r\n")))
+	var se *json.SyntaxError
+	if err.Error() == "unexpected EOF" || errors.As(err, &se) && se.Offset >= end {
 		return fmt.Errorf("truncated JSON: the file ends inside a value (%d bytes)", len(data))
 	}
 	off := int(dec.InputOffset())
+	if se != nil {
+		off = int(se.Offset)
+	}
 	line := 1 + bytes.Count(data[:min(off, len(data))], []byte("\n"))
 	return fmt.Errorf("line %d: %v", line, err)
 }

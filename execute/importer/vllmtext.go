@@ -103,10 +103,13 @@ func (r *Result) textLine(d dists, have map[string]bool, label, val string) erro
 		if err != nil {
 			return err
 		}
+		step := 0.01
 		if m[3] == "s" {
 			v *= 1000
+			step = 10
 		}
 		fam, stat := families[m[2]], statName(m[1])
+		r.round(fam+"Ms", step)
 		if stat != "" {
 			d.set(fam, stat, v)
 			have[fam+"."+stat] = true
@@ -127,7 +130,20 @@ func (r *Result) textLine(d dists, have map[string]bool, label, val string) erro
 	}
 	have[label] = true
 	set(r, v)
+	if strings.Contains(label, "throughput") {
+		r.round("throughput", 0.01)
+	}
 	return nil
+}
+
+// round notes the rounding step of a family, keeping the coarsest seen.
+func (r *Result) round(family string, step float64) {
+	if r.Metrics.Rounding == nil {
+		r.Metrics.Rounding = map[string]float64{}
+	}
+	if step > r.Metrics.Rounding[family] {
+		r.Metrics.Rounding[family] = step
+	}
 }
 
 // statName maps "Mean", "Median", "P99" to record statistic names; other

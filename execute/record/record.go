@@ -94,6 +94,11 @@ type Metrics struct {
 	// MaxConcurrency is the configured cap the source reports, if any.
 	MaxConcurrency *int `json:"maxConcurrency,omitempty"`
 
+	// Rounding is the step the source rounded each family to, in the
+	// family's unit here (a "Latency(s)" line printed with 2 decimals is
+	// rounded to 10 ms): keys latencyMs, ttftMs, tpotMs, itlMs, throughput.
+	Rounding map[string]float64 `json:"rounding,omitempty"`
+
 	Latency     *Dist `json:"latencyMs,omitempty"`
 	TTFT        *Dist `json:"ttftMs,omitempty"`
 	TPOT        *Dist `json:"tpotMs,omitempty"`
@@ -218,10 +223,11 @@ func (r *Record) Check() error {
 	default:
 		return fmt.Errorf("provenance kind %q, want measured, imported or simulated", r.Provenance.Kind)
 	}
-	return r.Metrics.check()
+	return r.Metrics.Check()
 }
 
-func (m *Metrics) check() error {
+// Check validates figures: counts and rates non-negative, all finite.
+func (m *Metrics) Check() error {
 	if m.Completed < 0 || m.Failed < 0 || m.InputTokens < 0 || m.OutputTokens < 0 {
 		return fmt.Errorf("negative count")
 	}

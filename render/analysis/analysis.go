@@ -16,6 +16,8 @@ type Analysis struct {
 	Validation []ValidationRow `json:"validation"`
 	Missing    []Missing       `json:"missing"`
 	Warnings   []Warning       `json:"warnings"`
+	// Notes say how figures were obtained where that is not obvious.
+	Notes []string `json:"notes"`
 	// Complete is true when every step is decided and every validation
 	// trial has a record.
 	Complete bool `json:"complete"`
@@ -60,7 +62,11 @@ type ValidationRow struct {
 	Baseline *Value   `json:"baseline"`
 	Final    *Value   `json:"final"`
 	Ratio    *float64 `json:"ratio"`
-	Verdict  string   `json:"verdict,omitempty"`
+	// RatioRange bounds the ratio when the source rounded its figures
+	// (printed blocks carry two decimals): any value in it is consistent
+	// with the records.
+	RatioRange *[2]float64 `json:"ratioRange,omitempty"`
+	Verdict    string      `json:"verdict,omitempty"`
 	// Latency is mean request latency, also when the objective is not.
 	Latency *ValidationRow `json:"latency,omitempty"`
 	TTFT    *ValidationRow `json:"ttft,omitempty"`
@@ -89,7 +95,7 @@ func Analyze(s *schema.Study, runs Runs) (*Analysis, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &Analysis{Study: s.ID, Plan: p, Objective: Objective{
+	a := &Analysis{Study: s.ID, Plan: p, Missing: []Missing{}, Summary: []SummaryRow{}, Objective: Objective{
 		Metric: s.Objective.Metric, Goal: s.Objective.Goal, Profile: s.Objective.Profile,
 		Unit: Unit(s.Objective.Metric), MinGain: s.Objective.MinGain,
 	}}
@@ -99,7 +105,8 @@ func Analyze(s *schema.Study, runs Runs) (*Analysis, error) {
 	a.summary()
 	a.validation(s, p, d)
 	a.missing(p)
-	a.Warnings = lint(s, p, runs)
+	a.Warnings = append([]Warning{}, lint(s, p, runs)...)
+	a.Notes = a.notes()
 	a.Complete = p.Final != nil && len(a.Missing) == 0
 	return a, nil
 }
@@ -180,4 +187,37 @@ func (a *Analysis) missing(p *plan.Plan) {
 			a.Missing = append(a.Missing, Missing{Key: t.Key, Step: t.Step, Variant: t.Variant, Profile: t.Profile, Repeat: t.Repeat})
 		}
 	}
+}
+
+// DerivedLatencyNote explains derived mean latencies.
+const DerivedLatencyNote = "mean request latency marked derived is TTFT + TPOT × (mean output tokens − 1), " +
+	"computed from the record because its source printed no mean latency; " +
+	"it ignores how TPOT varies with length, so it approximates the true mean"
+
+// NoNoiseNote explains comparisons of single runs.
+const NoNoiseNote = "comparisons of single runs have no noise estimate: a difference smaller than " +
+	"run-to-run variation cannot be told from none; repeat the trials (benchmark.repeats) to get one"
+
+func (a *Analysis) notes() []string {
+	notes := []string{}
+	derived, single := false, false
+	for _, row := range a.Validation {
+		for _, r := range []*ValidationRow{&row, row.Latency} {
+			if r != nil && (r.Baseline != nil && r.Baseline.Derived || r.Final != nil && r.Final.Derived) {
+				derived = true
+			}
+		}
+	}
+	for _, st := range a.Steps {
+		if st.Comparison != nil && st.Comparison.Verdict == NoNoise {
+			single = true
+		}
+	}
+	if derived {
+		notes = append(notes, DerivedLatencyNote)
+	}
+	if single {
+		notes = append(notes, NoNoiseNote)
+	}
+	return notes
 }

@@ -1,6 +1,8 @@
 package analysis
 
 import (
+	"strings"
+
 	"servelab.dev/schema"
 	"servelab.dev/schema/plan"
 )
@@ -42,8 +44,48 @@ func (d *decider) row(metric, profile string, base, fin *plan.Trial) *Validation
 		r, _ := ratio(fv.Mean, bv.Mean, Lower(metric))
 		row.Ratio = &r
 		row.Verdict, _ = verdict(fs, bs, Lower(metric))
+		if !bv.Derived && !fv.Derived {
+			row.RatioRange = ratioRange(fv.Mean, bv.Mean, d.rounding(metric, fin), d.rounding(metric, base), Lower(metric))
+		}
 	}
 	return row
+}
+
+// rounding is the coarsest rounding step of metric's family over the
+// trial's runs (0 when the figures were not rounded).
+func (d *decider) rounding(metric string, t *plan.Trial) float64 {
+	fam := roundingFamily(metric)
+	step := 0.0
+	for _, r := range d.runs[t.Key] {
+		step = max(step, r.Metrics.Rounding[fam])
+	}
+	return step
+}
+
+func roundingFamily(metric string) string {
+	if Unit(metric) != "ms" {
+		return "throughput"
+	}
+	fam, _, _ := strings.Cut(metric, ".")
+	return fam + "Ms"
+}
+
+// ratioRange bounds ratio(a, b) when a and b were rounded to steps sa
+// and sb (each off by at most half a step). nil when nothing was rounded.
+func ratioRange(a, b, sa, sb float64, lower bool) *[2]float64 {
+	if sa == 0 && sb == 0 {
+		return nil
+	}
+	ha, hb := sa/2, sb/2
+	if a-ha <= 0 || b-hb <= 0 {
+		return nil
+	}
+	lo, _ := ratio(a+ha, b-hb, lower)
+	hi, _ := ratio(a-ha, b+hb, lower)
+	if lo > hi {
+		lo, hi = hi, lo
+	}
+	return &[2]float64{lo, hi}
 }
 
 func (d *decider) values(metric string, t *plan.Trial) (*Value, []float64) {

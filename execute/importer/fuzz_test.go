@@ -1,0 +1,46 @@
+package importer
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// fuzzFormat: no input makes a parser panic, and whatever it accepts is
+// a record the store would accept (finite, non-negative figures).
+func fuzzFormat(f *testing.F, format string, seeds ...string) {
+	for _, s := range seeds {
+		b, err := os.ReadFile(filepath.Join("testdata", s))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		rs, err := Parse(format, data)
+		if err != nil {
+			return
+		}
+		for _, r := range rs {
+			if err := r.Metrics.Check(); err != nil {
+				t.Fatalf("accepted figures a record refuses: %v", err)
+			}
+		}
+	})
+}
+
+func FuzzVLLMText(f *testing.F) {
+	fuzzFormat(f, "vllm-text", "vllm-new.txt", "vllm-old.txt", "seed000-latency-section.txt", "seed001-table-pasted.txt", "sglang-printed.txt")
+}
+
+func FuzzVLLMJSON(f *testing.F) {
+	fuzzFormat(f, "vllm-json", "vllm-result.json", "vllm-append.jsonl")
+}
+
+func FuzzGuideLLM(f *testing.F) {
+	fuzzFormat(f, "guidellm", "guidellm-v0.3.json", "guidellm-v0.4.json", "guidellm-v0.5.json", "guidellm-v0.7.json")
+}
+
+func FuzzSGLang(f *testing.F) {
+	fuzzFormat(f, "sglang-jsonl", "sglang.jsonl")
+}

@@ -1,0 +1,80 @@
+package record
+
+import (
+	"strings"
+	"testing"
+
+	"servelab.dev/schema/plan"
+)
+
+func sample() *Record {
+	spec := plan.Spec{Schema: 1, Engine: plan.EngineSpec{Kind: "sglang", Version: "v0.5"}, Model: plan.ModelSpec{ID: "m/m"},
+		Argv: []string{"python3", "-m", "sglang.launch_server"}, Hardware: plan.HardwareSpec{GPU: "NVIDIA H200", Count: 1},
+		Profile:   plan.ProfileSpec{Kind: "constant", Requests: 10, Rate: 2},
+		Benchmark: plan.BenchmarkSpec{Client: "builtin", Dataset: plan.DatasetSpec{Name: "random"}, API: "chat"}}
+	return &Record{Format: Format, Key: spec.Key(), Trial: spec, Status: "ok",
+		Provenance: Provenance{Kind: Imported, Source: "x.txt", SourceFormat: "vllm-text", Servelab: "test"},
+		Metrics:    Metrics{Completed: 10, Duration: 5, TTFT: &Dist{Mean: F(30), P99: F(60)}}}
+}
+
+func TestRoundTrip(t *testing.T) {
+	b, err := Encode(sample())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b2, _ := Encode(r)
+	if string(b) != string(b2) {
+		t.Errorf("not stable:\n%s\n%s", b, b2)
+	}
+}
+
+func TestDecodeRefuses(t *testing.T) {
+	good, _ := Encode(sample())
+	cases := map[string]string{
+		"truncated":     string(good[:len(good)-10]),
+		"unknown field": strings.Replace(string(good), `"status"`, `"colour": 1, "status"`, 1),
+		"wrong key":     strings.Replace(string(good), sample().Key, strings.Repeat("0", 64), 1),
+		"bad status":    strings.Replace(string(good), `"status": "ok"`, `"status": "fine"`, 1),
+		"old format":    strings.Replace(string(good), Format, "servelab.record/v0", 1),
+		"two records":   string(good) + string(good),
+	}
+	for name, data := range cases {
+		if _, err := Decode([]byte(data)); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	if _, err := Decode(good[:len(good)-10]); err == nil || !strings.Contains(err.Error(), "truncated") {
+		t.Errorf("truncated: %v", err)
+	}
+}
+
+// FuzzDecode: the loader never panics, and what it accepts re-encodes
+// and decodes to the same bytes.
+func FuzzDecode(f *testing.F) {
+	good, _ := Encode(sample())
+	f.Add(good)
+	f.Add(good[:len(good)/2])
+	f.Add([]byte(`{"format":"servelab.record/v1"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := Decode(data)
+		if err != nil {
+			return
+		}
+		b, err := Encode(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r2, err := Decode(b)
+		if err != nil {
+			t.Fatalf("re-encoded record refused: %v", err)
+		}
+		b2, _ := Encode(r2)
+		if string(b) != string(b2) {
+			t.Fatal("encoding not stable")
+		}
+	})
+}

@@ -1,0 +1,122 @@
+package store
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"servelab.dev/execute/record"
+	"servelab.dev/schema/plan"
+)
+
+func testRecord(out float64) *record.Record {
+	spec := plan.Spec{Schema: 1, Engine: plan.EngineSpec{Kind: "vllm", Version: "v1"}, Model: plan.ModelSpec{ID: "m/m"},
+		Argv: []string{"vllm", "serve", "m/m"}, Hardware: plan.HardwareSpec{GPU: "NVIDIA H200", Count: 1},
+		Profile:   plan.ProfileSpec{Kind: "concurrency", Requests: 10, Concurrency: 2},
+		Benchmark: plan.BenchmarkSpec{Client: "builtin", Dataset: plan.DatasetSpec{Name: "random"}, API: "chat"}}
+	return &record.Record{Format: record.Format, Key: spec.Key(), Trial: spec, Status: "ok",
+		Provenance: record.Provenance{Kind: record.Simulated, Servelab: "test"},
+		Metrics:    record.Metrics{Completed: 10, Duration: 5, OutputTokens: 1000, OutputThroughput: record.F(out)}}
+}
+
+func TestPutAndLoad(t *testing.T) {
+	s := Open(t.TempDir())
+	r := testRecord(200)
+	p1, added, err := s.Put(r)
+	if err != nil || !added {
+		t.Fatal(added, err)
+	}
+	if _, added, _ := s.Put(testRecord(200)); added {
+		t.Error("same figures added twice")
+	}
+	if _, added, _ := s.Put(testRecord(210)); !added {
+		t.Error("a second run was not added")
+	}
+	runs, err := s.Runs(r.Key)
+	if err != nil || len(runs) != 2 {
+		t.Fatalf("%d runs, %v", len(runs), err)
+	}
+	if p1 != runs[0].Path && p1 != runs[1].Path {
+		t.Errorf("first run %s not among %s, %s", p1, runs[0].Path, runs[1].Path)
+	}
+	all, err := s.All()
+	if err != nil || len(all[r.Key]) != 2 {
+		t.Fatalf("All: %v %v", all, err)
+	}
+}
+
+// A damaged run is reported with its path and left in place; the other
+// runs still load.
+func TestCorruptRunsAreReportedNotDeleted(t *testing.T) {
+	cases := map[string]func([]byte) []byte{
+		"flipped byte": func(b []byte) []byte { b = append([]byte(nil), b...); b[len(b)/2] ^= 0x01; return b },
+		"truncated":    func(b []byte) []byte { return b[:len(b)/2] },
+		"empty":        func([]byte) []byte { return nil },
+	}
+	for name, damage := range cases {
+		s := Open(t.TempDir())
+		p, _, err := s.Put(testRecord(200))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Put(testRecord(300))
+		data, _ := os.ReadFile(p)
+		bad := damage(data)
+		if err := os.WriteFile(p, bad, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		all, err := s.All()
+		if err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "left in place") {
+			t.Errorf("%s: err = %v", name, err)
+		}
+		if got, _ := os.ReadFile(p); string(got) != string(bad) {
+			t.Errorf("%s: the damaged file was changed", name)
+		}
+		if n := len(all[testRecord(0).Key]); n != 1 {
+			t.Errorf("%s: %d good runs loaded, want 1", name, n)
+		}
+	}
+}
+
+// A valid record renamed to the right hash but filed under another key
+// is refused too.
+func TestRecordUnderWrongKey(t *testing.T) {
+	s := Open(t.TempDir())
+	p, _, _ := s.Put(testRecord(200))
+	other := filepath.Join(s.Dir, strings.Repeat("a", 64))
+	os.MkdirAll(other, 0o755)
+	os.Rename(p, filepath.Join(other, filepath.Base(p)))
+	if _, err := s.All(); err == nil || !strings.Contains(err.Error(), "filed under") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestLockExcludes(t *testing.T) {
+	s := Open(t.TempDir())
+	unlock, err := s.Lock(0, "first")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// flock locks belong to open files, so a second open in this process
+	// contends like another process would.
+	if _, err := s.Lock(50*time.Millisecond, "second"); err == nil || !strings.Contains(err.Error(), "pid") {
+		t.Errorf("second lock: %v", err)
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		u, err := s.Lock(5*time.Second, "waiter")
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		u()
+	}()
+	time.Sleep(100 * time.Millisecond)
+	unlock()
+	wg.Wait()
+}

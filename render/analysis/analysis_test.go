@@ -1,0 +1,159 @@
+package analysis
+
+import (
+	"math"
+	"testing"
+
+	"servelab.dev/execute/record"
+	"servelab.dev/execute/store"
+	"servelab.dev/schema"
+	"servelab.dev/schema/plan"
+)
+
+func TestDerivedLatency(t *testing.T) {
+	// Seed 004, design.md: 59.01 ms + 7.28 ms × 219.61 = 1.66 s.
+	m := record.Metrics{Completed: 100, OutputTokens: 22061,
+		TTFT: &record.Dist{Mean: record.F(59.01)}, TPOT: &record.Dist{Mean: record.F(7.28)}}
+	v, derived, ok := metricOf(m, "latency.mean")
+	if !ok || !derived || math.Abs(v-1657.77) > 0.01 {
+		t.Errorf("latency.mean = %v %v %v", v, derived, ok)
+	}
+	m.Latency = &record.Dist{Mean: record.F(1700)}
+	if v, derived, _ := metricOf(m, "latency.mean"); derived || v != 1700 {
+		t.Errorf("reported latency not preferred: %v %v", v, derived)
+	}
+}
+
+func TestVerdict(t *testing.T) {
+	cases := []struct {
+		a, b  []float64
+		lower bool
+		want  string
+	}{
+		{[]float64{10}, []float64{12}, true, NoNoise},
+		{[]float64{10, 10.1, 9.9}, []float64{12, 12.1, 11.9}, true, Better},
+		{[]float64{10, 10.1, 9.9}, []float64{12, 12.1, 11.9}, false, Worse},
+		{[]float64{10, 12, 8}, []float64{10.5, 8.5, 12.5}, true, NoDifference},
+	}
+	for _, c := range cases {
+		if got, _ := verdict(c.a, c.b, c.lower); got != c.want {
+			t.Errorf("verdict(%v, %v) = %s, want %s", c.a, c.b, got, c.want)
+		}
+	}
+}
+
+func TestRatioRange(t *testing.T) {
+	// Seed 000 at 1 req/s: 2.09 s → 1.65 s, each rounded to 10 ms.
+	r := ratioRange(1650, 2090, 10, 10, true)
+	if r == nil || r[0] > 1.26 || r[1] < 1.27 || r[0] < 1.259 || r[1] > 1.274 {
+		t.Errorf("range = %v", r)
+	}
+	if ratioRange(1, 2, 0, 0, true) != nil {
+		t.Error("range without rounding")
+	}
+}
+
+func seedAnalysis(t *testing.T, file string) *Analysis {
+	t.Helper()
+	l, err := schema.NewLoader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := l.LoadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := store.Open("../../results").All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := Runs{}
+	for k, rs := range all {
+		for _, r := range rs {
+			runs[k] = append(runs[k], r.Record)
+		}
+	}
+	a, err := Analyze(s, runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func adopted(a *Analysis) map[string]string {
+	out := map[string]string{}
+	for _, st := range a.Steps {
+		if st.Adopted != nil {
+			out[st.ID] = *st.Adopted
+		} else {
+			out[st.ID] = "-"
+		}
+	}
+	return out
+}
+
+// The committed records reproduce the seeds' decisions.
+func TestSeedDecisions(t *testing.T) {
+	a := seedAnalysis(t, "../../studies/qwen3.5-9b-h100-latency.cue")
+	want := map[string]string{"engine": "vllm", "prefix-cache": "-", "max-batched-tokens": "-", "max-num-seqs": "-",
+		"speculative-decoding": "mtp", "performance-mode": "interactivity", "language-model-only": "on"}
+	if got := adopted(a); !equalMaps(got, want) {
+		t.Errorf("000: %v", got)
+	}
+	wantVal := [][2]float64{{2090, 1650}, {2330, 1900}, {2620, 2320}, {4370, 3720}}
+	for i, row := range a.Validation {
+		if math.Abs(row.Baseline.Mean-wantVal[i][0]) > 1e-6 || math.Abs(row.Final.Mean-wantVal[i][1]) > 1e-6 {
+			t.Errorf("000 %s: %v → %v", row.Profile, row.Baseline.Mean, row.Final.Mean)
+		}
+	}
+	if !a.Complete {
+		t.Errorf("000 incomplete: %v", a.Missing)
+	}
+	a = seedAnalysis(t, "../../studies/qwen3-8b-h100-latency.cue")
+	want = map[string]string{"engine": "sglang", "cuda-graph-max-bs": "-", "quantization": "fp8",
+		"attention-backend": "-", "speculative-decoding": "tengyunw-4-4-16", "torch-compile": "-"}
+	if got := adopted(a); !equalMaps(got, want) {
+		t.Errorf("004: %v", got)
+	}
+}
+
+func equalMaps(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// Seed 000's baseline blocks are flagged: chunk bursts, a decode faster
+// than an H100 can stream the weights, a peak rate above the run's total.
+func TestLintSeed000(t *testing.T) {
+	a := seedAnalysis(t, "../../studies/qwen3.5-9b-h100-latency.cue")
+	codes := map[string]bool{}
+	for _, w := range a.Warnings {
+		if w.Step == "engine" && w.Variant == "vllm" {
+			codes[w.Code] = true
+		}
+	}
+	for _, c := range []string{CodeBursts, CodeDecodeBound, CodePeakRate} {
+		if !codes[c] {
+			t.Errorf("engine/vllm lacks %s: %v", c, codes)
+		}
+	}
+}
+
+func TestMinStep(t *testing.T) {
+	s := &schema.Study{Model: schema.Model{ID: "m", Params: 9e9, DType: "bf16"}, Hardware: schema.Hardware{BandwidthTBs: 3.35}}
+	got := minStepMs(s, plan.Config{Knobs: schema.Knobs{}})
+	if math.Abs(got-5.373) > 0.01 {
+		t.Errorf("step = %v ms, want 18 GB / 3.35 TB/s = 5.37 ms", got)
+	}
+	spec := plan.Config{Knobs: schema.Knobs{"speculative": map[string]any{"method": "mtp", "tokens": 1}}}
+	if got2 := minStepMs(s, spec); math.Abs(got2-got/2) > 1e-9 {
+		t.Errorf("with one speculative token: %v", got2)
+	}
+}
