@@ -26,8 +26,13 @@ bench:
 # Short fuzzing of every parser; the seed corpora live in testdata/fuzz.
 FUZZTIME ?= 20s
 fuzz:
-	$(GO) test ./schema -run '^$$' -fuzz FuzzLoad -fuzztime $(FUZZTIME) -parallel 2
-	$(GO) test ./schema/plan -run '^$$' -fuzz FuzzShell -fuzztime $(FUZZTIME) -parallel 2
+	$(GO) test ./schema -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME) -parallel 2
+	$(GO) test ./schema/plan -run '^$$' -fuzz '^FuzzShell$$' -fuzztime $(FUZZTIME) -parallel 2
+	$(GO) test ./execute/record -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) -parallel 2
+	$(GO) test ./execute/record -run '^$$' -fuzz '^FuzzDecodeSamples$$' -fuzztime $(FUZZTIME) -parallel 2
+	for f in FuzzVLLMText FuzzVLLMJSON FuzzGuideLLM FuzzSGLang; do \
+		$(GO) test ./execute/importer -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) -parallel 2 || exit 1; \
+	done
 
 # Re-import the seed reports' benchmark blocks (results/imports) into
 # results/; records already there with the same figures are kept as they are.

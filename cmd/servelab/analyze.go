@@ -27,11 +27,11 @@ func runAnalyze(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	runs, err := loadRuns(store.Open(*results))
+	runs, samples, err := loadRunsSamples(store.Open(*results), true)
 	if err != nil {
 		return err
 	}
-	a, err := analysis.Analyze(s, runs)
+	a, err := analysis.AnalyzeSamples(s, runs, samples)
 	if err != nil {
 		return err
 	}

@@ -22,19 +22,35 @@ func loadStudy(file string) (*schema.Study, error) {
 // loadRuns reads the ok records of the store. A corrupt file fails the
 // command: figures are never dropped silently.
 func loadRuns(st *store.Store) (analysis.Runs, error) {
+	runs, _, err := loadRunsSamples(st, false)
+	return runs, err
+}
+
+// loadRunsSamples also reads the per-request sidecars of measured runs
+// when withSamples is set.
+func loadRunsSamples(st *store.Store, withSamples bool) (analysis.Runs, analysis.Samples, error) {
 	all, err := st.All()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	runs := analysis.Runs{}
+	runs, samples := analysis.Runs{}, analysis.Samples{}
 	for key, rs := range all {
 		for _, r := range rs {
-			if r.Record.Status == "ok" {
-				runs[key] = append(runs[key], r.Record)
+			if r.Record.Status != "ok" {
+				continue
 			}
+			runs[key] = append(runs[key], r.Record)
+			if !withSamples || r.Record.Samples == "" {
+				continue
+			}
+			ss, err := st.Samples(r)
+			if err != nil {
+				return nil, nil, err
+			}
+			samples[r.Record] = ss
 		}
 	}
-	return runs, nil
+	return runs, samples, nil
 }
 
 // decidedPlan is the plan as far as the records decide it.

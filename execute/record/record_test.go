@@ -78,3 +78,22 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+func FuzzDecodeSamples(f *testing.F) {
+	good, _ := EncodeSamples([]Sample{{Intended: 0, Sent: 0.001, TTFT: 30, Latency: 900, Gaps: []float64{7, 8}, OutputTokens: 100}})
+	f.Add(good)
+	f.Add(good[:len(good)/2])
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := DecodeSamples(data)
+		if err != nil {
+			return
+		}
+		b, err := EncodeSamples(s)
+		if err != nil {
+			t.Fatalf("accepted samples do not re-encode: %v", err)
+		}
+		if _, err := DecodeSamples(b); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

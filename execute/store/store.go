@@ -37,6 +37,47 @@ func RunName(data []byte) string {
 	return hex.EncodeToString(sum[:8]) + ".json"
 }
 
+// PutWithSamples stores samples as r's sidecar, named by the hash of its
+// bytes and recorded in r.Samples, then stores r as Put does.
+func (s *Store) PutWithSamples(r *record.Record, samples []record.Sample) (string, bool, error) {
+	data, err := record.EncodeSamples(samples)
+	if err != nil {
+		return "", false, err
+	}
+	sum := sha256.Sum256(data)
+	r.Samples = hex.EncodeToString(sum[:8]) + ".samples.jsonl.gz"
+	dir := filepath.Join(s.Dir, r.Key)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", false, err
+	}
+	if err := writeAtomic(filepath.Join(dir, r.Samples), data); err != nil {
+		return "", false, err
+	}
+	return s.Put(r)
+}
+
+// Samples reads the sidecar of a run, checking that its bytes match the
+// name the record gives.
+func (s *Store) Samples(run Run) ([]record.Sample, error) {
+	if run.Record.Samples == "" {
+		return nil, nil
+	}
+	path := filepath.Join(filepath.Dir(run.Path), run.Record.Samples)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(data)
+	if hex.EncodeToString(sum[:8])+".samples.jsonl.gz" != run.Record.Samples {
+		return nil, fmt.Errorf("%s: content does not match its name; left in place", path)
+	}
+	samples, err := record.DecodeSamples(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v; left in place", path, err)
+	}
+	return samples, nil
+}
+
 // Put adds r as a run of its trial. A run with the same status and
 // figures as an existing one is not added again (the seeds print some
 // blocks twice); added is false then and path names the existing run.

@@ -120,3 +120,29 @@ func TestLockExcludes(t *testing.T) {
 	unlock()
 	wg.Wait()
 }
+
+func TestSamplesSidecar(t *testing.T) {
+	s := Open(t.TempDir())
+	samples := []record.Sample{
+		{Intended: 0, Sent: 0.0004, TTFT: 31.5, Latency: 812, Gaps: []float64{7.1, 7.3, 14.0}, InputTokens: 120, OutputTokens: 101},
+		{Intended: 0.5, Sent: 0.5002, Error: "HTTP 500"},
+	}
+	p, _, err := s.PutWithSamples(testRecord(200), samples)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := s.Runs(testRecord(0).Key)
+	if err != nil || len(runs) != 1 || runs[0].Path != p {
+		t.Fatal(runs, err)
+	}
+	got, err := s.Samples(runs[0])
+	if err != nil || len(got) != 2 || got[0].Gaps[2] != 14.0 || got[1].Error != "HTTP 500" {
+		t.Fatalf("%+v %v", got, err)
+	}
+	side := filepath.Join(filepath.Dir(p), runs[0].Record.Samples)
+	data, _ := os.ReadFile(side)
+	os.WriteFile(side, data[:len(data)-4], 0o644)
+	if _, err := s.Samples(runs[0]); err == nil || !strings.Contains(err.Error(), "left in place") {
+		t.Errorf("truncated sidecar: %v", err)
+	}
+}

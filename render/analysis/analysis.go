@@ -89,8 +89,13 @@ func NewDecider(s *schema.Study, runs Runs) plan.Decider {
 }
 
 // Analyze decides s from runs as far as the records allow.
-func Analyze(s *schema.Study, runs Runs) (*Analysis, error) {
-	d := &decider{s: s, runs: runs, steps: map[string]*Step{}}
+func Analyze(s *schema.Study, runs Runs) (*Analysis, error) { return AnalyzeSamples(s, runs, nil) }
+
+// AnalyzeSamples is Analyze with the per-request samples of measured
+// runs, which give single runs a noise estimate (a bootstrap over their
+// requests).
+func AnalyzeSamples(s *schema.Study, runs Runs, samples Samples) (*Analysis, error) {
+	d := &decider{s: s, runs: runs, samples: samples, steps: map[string]*Step{}}
 	p, err := plan.New(s, plan.Options{Decider: d, Cached: func(k string) bool { return len(runs[k]) > 0 }})
 	if err != nil {
 		return nil, err

@@ -157,3 +157,27 @@ func TestMinStep(t *testing.T) {
 		t.Errorf("with one speculative token: %v", got2)
 	}
 }
+
+func TestBootstrapVerdict(t *testing.T) {
+	mk := func(base float64, n int) []float64 {
+		xs := make([]float64, n)
+		for i := range xs {
+			xs[i] = base + float64(i%10) // spread 0..9
+		}
+		return xs
+	}
+	if v, _ := bootstrapVerdict(mk(100, 200), mk(110, 200), true); v != Better {
+		t.Errorf("10 ms lower with spread 9: %s", v)
+	}
+	if v, _ := bootstrapVerdict(mk(100, 200), mk(100.1, 200), true); v != NoDifference {
+		t.Errorf("0.1 ms apart: %s", v)
+	}
+	if v, _ := bootstrapVerdict(mk(100, 10), mk(110, 10), true); v != NoNoise {
+		t.Errorf("10 requests: %s", v)
+	}
+	a1, i1 := bootstrapVerdict(mk(100, 50), mk(103, 50), true)
+	a2, i2 := bootstrapVerdict(mk(100, 50), mk(103, 50), true)
+	if a1 != a2 || *i1 != *i2 {
+		t.Error("bootstrap not deterministic")
+	}
+}

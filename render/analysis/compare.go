@@ -42,6 +42,10 @@ func compareWith(a, b Option, lower bool) *Comparison {
 	c.Delta = c.ValueA - c.ValueB
 	c.Ratio, c.Gain = ratio(c.ValueA, c.ValueB, lower)
 	c.Verdict, c.Interval = verdict(a.values, b.values, lower)
+	if c.Verdict == NoNoise {
+		// Single runs, but measured ones: their requests are the sample.
+		c.Verdict, c.Interval = bootstrapVerdict(a.requests, b.requests, lower)
+	}
 	c.TTFT, c.TPOT = pair(a.TTFT, b.TTFT), pair(a.TPOT, b.TPOT)
 	return c
 }

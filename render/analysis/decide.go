@@ -19,8 +19,9 @@ type Option struct {
 	TTFT    *Value `json:"ttft,omitempty"`
 	TPOT    *Value `json:"tpot,omitempty"`
 
-	values []float64
-	trial  *plan.Trial
+	values   []float64
+	requests []float64 // per-request values of the objective, when sampled
+	trial    *plan.Trial
 }
 
 // Step is one step's outcome.
@@ -43,9 +44,10 @@ type Step struct {
 // decider implements plan.Decider over records and remembers what it
 // saw, step by step, for the report.
 type decider struct {
-	s     *schema.Study
-	runs  Runs
-	steps map[string]*Step
+	s       *schema.Study
+	runs    Runs
+	samples Samples
+	steps   map[string]*Step
 }
 
 func (d *decider) Decide(st schema.Step, inc plan.Candidate, cands []plan.Candidate) (int, bool) {
@@ -101,6 +103,7 @@ func (d *decider) option(variant string, trials []*plan.Trial) Option {
 		if o.Key == "" {
 			o.Key, o.trial = t.Key, t
 		}
+		o.requests = append(o.requests, sampleValues(d.s.Objective.Metric, d.runs[t.Key], d.samples)...)
 		for _, r := range d.runs[t.Key] {
 			if v, der, ok := metricOf(r.Metrics, d.s.Objective.Metric); ok {
 				o.values = append(o.values, v)
