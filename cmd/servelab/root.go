@@ -35,16 +35,16 @@ var commands = map[string]command{
 	"schema":  {"write the embedded schema for stock cue tools", runSchema},
 	"import":  {"import another tool's benchmark output as a trial's record", runImport},
 	"analyze": {"decide a study from its records", runAnalyze},
+	"render":  {"write a study's reports in Markdown and HTML", runRender},
 	"version": {"print the version", runVersion},
 }
 
 // planned are commands of the design that this build does not have yet.
 var planned = map[string]string{
-	"run":    "running trials on a GPU host",
-	"render": "rendering reports",
-	"site":   "building the docs site",
-	"diff":   "reviewing a change to studies or results",
-	"bench":  "driving a benchmark against an endpoint",
+	"run":   "running trials on a GPU host",
+	"site":  "building the docs site",
+	"diff":  "reviewing a change to studies or results",
+	"bench": "driving a benchmark against an endpoint",
 }
 
 // version is set at build time with -ldflags "-X main.version=...".

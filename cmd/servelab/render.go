@@ -1,0 +1,127 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"servelab.dev/execute/store"
+	"servelab.dev/i18n"
+	"servelab.dev/render/analysis"
+	"servelab.dev/render/html"
+	"servelab.dev/render/markdown"
+	"servelab.dev/render/report"
+)
+
+func runRender(e *env, args []string) error {
+	fs := newFlags(e, "render", "STUDY.cue... [--lang en,zh,ru] [--format md,html] -o DIR")
+	langs := fs.String("lang", strings.Join(i18n.Codes, ","), "report languages")
+	formats := fs.String("format", "md,html", "output formats: md, html")
+	out := fs.String("o", "", "output folder")
+	results := fs.String("results", "results", "results folder")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 || *out == "" {
+		return usagef("want: servelab render STUDY.cue... -o DIR")
+	}
+	ls, err := languages(*langs)
+	if err != nil {
+		return err
+	}
+	fm, err := outFormats(*formats)
+	if err != nil {
+		return err
+	}
+	runs, samples, err := loadRunsSamples(store.Open(*results), true)
+	if err != nil {
+		return err
+	}
+	for _, file := range pos {
+		if err := renderStudy(e, file, *out, ls, fm, runs, samples); err != nil {
+			return err
+		}
+	}
+	if fm["html"] {
+		return writeAssets(filepath.Join(*out, "assets"))
+	}
+	return nil
+}
+
+func languages(list string) ([]*i18n.Printer, error) {
+	var out []*i18n.Printer
+	for _, l := range strings.Split(list, ",") {
+		p, err := i18n.New(strings.TrimSpace(l))
+		if err != nil {
+			return nil, usageError{err.Error()}
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+func outFormats(list string) (map[string]bool, error) {
+	out := map[string]bool{}
+	for _, f := range strings.Split(list, ",") {
+		f = strings.TrimSpace(f)
+		if f != "md" && f != "html" {
+			return nil, usagef("unknown format %q (want md, html)", f)
+		}
+		out[f] = true
+	}
+	return out, nil
+}
+
+func renderStudy(e *env, file, dir string, ls []*i18n.Printer, fm map[string]bool, runs analysis.Runs, samples analysis.Samples) error {
+	s, err := loadStudy(file)
+	if err != nil {
+		return err
+	}
+	a, err := analysis.AnalyzeSamples(s, runs, samples)
+	if err != nil {
+		return err
+	}
+	doc := report.Build(s, a, runs)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, p := range ls {
+		base := filepath.Join(dir, s.ID+"."+p.Lang())
+		if fm["md"] {
+			var b bytes.Buffer
+			if err := markdown.Write(&b, doc, p, markdown.Options{}); err != nil {
+				return err
+			}
+			if err := writeAtomic(base+".md", b.Bytes()); err != nil {
+				return err
+			}
+			fmt.Fprintln(e.stdout, base+".md")
+		}
+		if fm["html"] {
+			var b bytes.Buffer
+			if err := html.Write(&b, doc, p, html.Options{Assets: "assets/"}); err != nil {
+				return err
+			}
+			if err := writeAtomic(base+".html", b.Bytes()); err != nil {
+				return err
+			}
+			fmt.Fprintln(e.stdout, base+".html")
+		}
+	}
+	return nil
+}
+
+func writeAssets(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for name, data := range html.Assets() {
+		if err := writeAtomic(filepath.Join(dir, name), data); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,199 @@
+// Package document is the language-neutral and format-neutral model of
+// a report: headings, paragraphs, tables, code, charts and notes whose
+// text is resolved per language only when a writer prints it. The
+// report builder (render/report) produces it from an analysis; the
+// Markdown and HTML writers print it.
+package document
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"servelab.dev/i18n"
+	"servelab.dev/schema"
+)
+
+// Text is a piece of prose that prints in a language, in a format: the
+// format escapes text from studies and records and marks code.
+type Text interface {
+	In(p *i18n.Printer, f Format) string
+}
+
+// Format is how a writer escapes plain text and shows inline code.
+// Catalog messages are trusted and not escaped (a test keeps markup out
+// of them); everything that comes from a study or a record is.
+type Format interface {
+	Esc(s string) string
+	Code(s string) string
+}
+
+// Plain is the format of text outside markup (chart titles, tests).
+var Plain Format = plain{}
+
+type plain struct{}
+
+func (plain) Esc(s string) string  { return s }
+func (plain) Code(s string) string { return s }
+
+// String prints t in plain form.
+func String(t Text, p *i18n.Printer) string { return t.In(p, Plain) }
+
+// Msg is a catalog message; its arguments that are Texts are printed in
+// the same language first.
+type Msg struct {
+	Key  string
+	Args []any
+}
+
+// M builds a message.
+func M(key string, args ...any) Msg { return Msg{key, args} }
+
+func (m Msg) In(p *i18n.Printer, f Format) string {
+	args := make([]any, len(m.Args))
+	for i, a := range m.Args {
+		switch a := a.(type) {
+		case Text:
+			args[i] = a.In(p, f)
+		case string:
+			args[i] = f.Esc(a)
+		default:
+			args[i] = a
+		}
+	}
+	return p.T(m.Key, args...)
+}
+
+// Lit is text that is the same in every language: numbers, names, ids.
+type Lit string
+
+func (l Lit) In(_ *i18n.Printer, f Format) string { return f.Esc(string(l)) }
+
+// Code is a literal shown as code (identifiers, flags, model ids).
+type Code string
+
+func (c Code) In(_ *i18n.Printer, f Format) string { return f.Code(string(c)) }
+
+// Prose is study text with its translations.
+type Prose schema.Text
+
+func (t Prose) In(p *i18n.Printer, f Format) string { return f.Esc(schema.Text(t).In(p.Lang())) }
+
+// Join prints texts one after another with sep between them.
+type Join struct {
+	Sep   string
+	Parts []Text
+}
+
+func (j Join) In(p *i18n.Printer, f Format) string {
+	s := make([]string, len(j.Parts))
+	for i, t := range j.Parts {
+		s[i] = t.In(p, f)
+	}
+	return strings.Join(s, j.Sep)
+}
+
+// Sentences joins texts with the language's sentence spacing.
+func Sentences(parts ...Text) Text { return sentences(parts) }
+
+type sentences []Text
+
+func (s sentences) In(p *i18n.Printer, f Format) string {
+	sep := " "
+	if p.Lang() == "zh" {
+		sep = ""
+	}
+	return Join{sep, s}.In(p, f)
+}
+
+// Cap prints t with its first letter in upper case (for table cells and
+// chart legends that start with a metric name).
+type Cap struct{ Text Text }
+
+func (c Cap) In(p *i18n.Printer, f Format) string {
+	s := c.Text.In(p, f)
+	for i, r := range s {
+		return string(unicode.ToUpper(r)) + s[i+utf8.RuneLen(r):]
+	}
+	return s
+}
+
+// Block is one element of a document.
+type Block interface{ block() }
+
+// Heading opens a section; ID is the anchor, the same in every language.
+type Heading struct {
+	Level int
+	Text  Text
+	ID    string
+}
+
+// Para is a paragraph.
+type Para struct{ Text Text }
+
+// List is a bulleted list.
+type List struct{ Items []Text }
+
+// Table is a table; cells are Texts.
+type Table struct {
+	Head []Text
+	Rows [][]Text
+	// Right marks columns of numbers.
+	Right []bool
+}
+
+// CodeBlock is verbatim text: commands, benchmark blocks.
+type CodeBlock struct {
+	Lang string
+	Body string
+}
+
+// Note is a short remark set apart from the prose (noise, lint, derived
+// figures); Warn marks a warning.
+type Note struct {
+	Text Text
+	Warn bool
+}
+
+// Banner is shown at the top of every page of the report.
+type Banner struct{ Text Text }
+
+// Chart is a chart with the numbers behind it; writers that cannot draw
+// print the numbers as a table.
+type Chart struct {
+	ID         string // [A-Za-z0-9_]: it becomes a JavaScript identifier
+	Kind       string // "bar" or "line"
+	Title      Text
+	Unit       string
+	Categories []Text
+	Series     []Series
+}
+
+// Series is one named row of a chart; NaN marks a missing value.
+type Series struct {
+	Name   Text
+	Values []float64
+}
+
+func (Heading) block()   {}
+func (Para) block()      {}
+func (List) block()      {}
+func (Table) block()     {}
+func (CodeBlock) block() {}
+func (Note) block()      {}
+func (Banner) block()    {}
+func (Chart) block()     {}
+
+// Doc is a report.
+type Doc struct {
+	ID     string
+	Title  Text
+	Blocks []Block
+}
+
+// Add appends blocks.
+func (d *Doc) Add(b ...Block) { d.Blocks = append(d.Blocks, b...) }
+
+// Fixed formats a figure with two decimals, as the seeds print them.
+func Fixed(v float64) Lit { return Lit(fmt.Sprintf("%.2f", v)) }

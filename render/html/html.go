@@ -1,0 +1,257 @@
+// Package html writes a report document as one HTML page: the document
+// goes through the Markdown writer and goldmark in its safe mode (no raw
+// HTML from studies passes), charts become go-echarts options embedded
+// as JSON and drawn by a small local script, and every asset is loaded
+// from a local path, never a CDN.
+package html
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"fmt"
+	gohtml "html"
+	"html/template"
+	"io"
+	"math"
+	"strings"
+	"unicode"
+
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/renderer"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
+
+	"servelab.dev/i18n"
+	d "servelab.dev/render/document"
+	"servelab.dev/render/markdown"
+)
+
+//go:embed assets/*
+var assets embed.FS
+
+// Assets returns the files a page loads from its assets folder (the
+// chart loader and the stylesheet), by name. echarts.min.js itself comes
+// from the site's pinned npm package.
+func Assets() map[string][]byte {
+	out := map[string][]byte{}
+	for _, n := range []string{"servelab-charts.js", "report.css"} {
+		b, _ := assets.ReadFile("assets/" + n)
+		out[n] = b
+	}
+	return out
+}
+
+// Options place the page.
+type Options struct {
+	// Assets is the path prefix of the assets folder, ending in "/"
+	// (relative, so pages work from file:// and under any sub-path).
+	Assets string
+	// Head is extra trusted markup for <head> (the site's alternates).
+	Head template.HTML
+	// Header is trusted markup put before the report (the site's
+	// navigation and language switcher).
+	Header template.HTML
+}
+
+// Write prints doc as an HTML page in p's language.
+func Write(w io.Writer, doc *d.Doc, p *i18n.Printer, o Options) error {
+	var md bytes.Buffer
+	if err := markdown.Write(&md, doc, p, markdown.Options{ForHTML: true}); err != nil {
+		return err
+	}
+	body, err := Convert(md.Bytes(), chartsOf(doc, p))
+	if err != nil {
+		return err
+	}
+	return page.Execute(w, map[string]any{
+		"Lang": p.Lang(), "Title": d.String(doc.Title, p), "Assets": o.Assets,
+		"Head": o.Head, "Header": o.Header, "Body": template.HTML(body),
+	})
+}
+
+var page = template.Must(template.New("page").Parse(`<!DOCTYPE html>
+<html lang="{{.Lang}}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Title}}</title>
+<link rel="stylesheet" href="{{.Assets}}report.css">
+{{.Head}}<script src="{{.Assets}}echarts.min.js" defer></script>
+<script src="{{.Assets}}servelab-charts.js" defer></script>
+</head>
+<body>
+{{.Header}}<main class="report">
+{{.Body}}</main>
+</body>
+</html>
+`))
+
+// Convert renders report Markdown with goldmark: GFM, explicit heading
+// ids, CJK line joining, no raw HTML; ```chart ID``` fences become the
+// trusted chart markup in charts.
+func Convert(src []byte, charts map[string]string) ([]byte, error) {
+	md := goldmark.New(
+		goldmark.WithExtensions(extension.GFM, extension.CJK),
+		goldmark.WithParserOptions(parser.WithAttribute(), parser.WithAutoHeadingID(),
+			parser.WithASTTransformers(util.Prioritized(chartTransformer{}, 500))),
+		goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(chartRenderer{charts}, 500))),
+	)
+	var out bytes.Buffer
+	ctx := parser.NewContext(parser.WithIDs(&unicodeIDs{seen: map[string]int{}}))
+	err := md.Convert(src, &out, parser.WithContext(ctx))
+	return out.Bytes(), err
+}
+
+// chartsOf renders each chart of doc to its figure markup.
+func chartsOf(doc *d.Doc, p *i18n.Printer) map[string]string {
+	out := map[string]string{}
+	for _, b := range doc.Blocks {
+		if c, ok := b.(d.Chart); ok {
+			out[c.ID] = figure(c, p)
+		}
+	}
+	return out
+}
+
+// figure is a chart's container and its option JSON. encoding/json
+// escapes <, > and & as \u003c..., so no study string can close the
+// script element; the container's label is HTML-escaped.
+func figure(c d.Chart, p *i18n.Printer) string {
+	opt, err := json.Marshal(option(c, p))
+	if err != nil {
+		return "<!-- chart " + c.ID + ": " + gohtml.EscapeString(err.Error()) + " -->"
+	}
+	title := gohtml.EscapeString(d.String(c.Title, p))
+	return fmt.Sprintf(`<figure class="chart"><div class="chart-canvas" id="chart-%[1]s" data-chart="chart-data-%[1]s" role="img" aria-label="%[2]s"></div>`+
+		`<script type="application/json" id="chart-data-%[1]s">%[3]s</script></figure>`+"\n", c.ID, title, opt)
+}
+
+// option builds the ECharts option with go-echarts.
+func option(c d.Chart, p *i18n.Printer) map[string]any {
+	cats := make([]string, len(c.Categories))
+	for i, x := range c.Categories {
+		cats[i] = d.String(x, p)
+	}
+	global := []charts.GlobalOpts{
+		charts.WithInitializationOpts(opts.Initialization{ChartID: c.ID, Renderer: "svg", AssetsHost: "./"}),
+		charts.WithTitleOpts(opts.Title{Title: d.String(c.Title, p)}),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(len(c.Series) > 1), Top: "bottom"}),
+		charts.WithYAxisOpts(opts.YAxis{Name: c.Unit}),
+		charts.WithAnimation(false),
+	}
+	if c.Kind == "line" {
+		l := charts.NewLine()
+		l.SetGlobalOptions(global...)
+		l.SetXAxis(cats)
+		for _, s := range c.Series {
+			data := make([]opts.LineData, len(s.Values))
+			for i, v := range s.Values {
+				data[i] = opts.LineData{Value: val(v)}
+			}
+			l.AddSeries(d.String(s.Name, p), data)
+		}
+		l.Validate()
+		return l.JSON()
+	}
+	bar := charts.NewBar()
+	bar.SetGlobalOptions(global...)
+	bar.SetXAxis(cats)
+	for _, s := range c.Series {
+		data := make([]opts.BarData, len(s.Values))
+		for i, v := range s.Values {
+			data[i] = opts.BarData{Value: val(v)}
+		}
+		bar.AddSeries(d.String(s.Name, p), data)
+	}
+	bar.Validate()
+	return bar.JSON()
+}
+
+// val is a chart value rounded as the tables print it; "-" is ECharts'
+// mark for a missing point.
+func val(v float64) any {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	return math.Round(v*100) / 100
+}
+
+// chartNode stands for a chart in the Markdown AST.
+type chartNode struct {
+	ast.BaseBlock
+	id string
+}
+
+var kindChart = ast.NewNodeKind("Chart")
+
+func (n *chartNode) Kind() ast.NodeKind { return kindChart }
+
+func (n *chartNode) Dump(src []byte, level int) {
+	ast.DumpHelper(n, src, level, map[string]string{"ID": n.id}, nil)
+}
+
+type chartTransformer struct{}
+
+func (chartTransformer) Transform(doc *ast.Document, r text.Reader, _ parser.Context) {
+	var found []*ast.FencedCodeBlock
+	ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if fc, ok := n.(*ast.FencedCodeBlock); ok && entering && string(fc.Language(r.Source())) == "chart" {
+			found = append(found, fc)
+		}
+		return ast.WalkContinue, nil
+	})
+	for _, fc := range found {
+		f := strings.Fields(string(fc.Info.Segment.Value(r.Source())))
+		id := ""
+		if len(f) > 1 {
+			id = f[1]
+		}
+		fc.Parent().ReplaceChild(fc.Parent(), fc, &chartNode{id: id})
+	}
+}
+
+type chartRenderer struct{ html map[string]string }
+
+func (c chartRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
+	reg.Register(kindChart, func(w util.BufWriter, _ []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if entering {
+			w.WriteString(c.html[n.(*chartNode).id])
+		}
+		return ast.WalkSkipChildren, nil
+	})
+}
+
+// unicodeIDs makes heading ids that keep letters of every script
+// (goldmark's default drops non-ASCII, leaving "heading-1" for Chinese).
+type unicodeIDs struct{ seen map[string]int }
+
+func (s *unicodeIDs) Generate(v []byte, _ ast.NodeKind) []byte {
+	var b strings.Builder
+	for _, r := range strings.TrimSpace(string(v)) {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '-':
+			b.WriteRune(unicode.ToLower(r))
+		case r == ' ':
+			b.WriteRune('-')
+		}
+	}
+	id := b.String()
+	if id == "" {
+		id = "section"
+	}
+	if n, ok := s.seen[id]; ok {
+		s.seen[id] = n + 1
+		id = fmt.Sprintf("%s-%d", id, n+1)
+	}
+	s.seen[id] = 0
+	return []byte(id)
+}
+
+func (s *unicodeIDs) Put(v []byte) { s.seen[string(v)] = 0 }

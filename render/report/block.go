@@ -1,0 +1,96 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"servelab.dev/execute/record"
+	"servelab.dev/render/analysis"
+	"servelab.dev/schema/plan"
+)
+
+// Block writes a record in the `vllm bench serve` result layout the
+// seeds use, regenerated from its figures. Labels mean one thing each:
+// "Maximum request concurrency" is the configured cap and is printed only
+// when the profile has one; the observed peak is "Peak concurrent
+// requests". Lines whose figure the lint found impossible end in " (!)".
+func Block(spec plan.Spec, m record.Metrics, flagged map[string]bool) string {
+	var b strings.Builder
+	line := func(label, val string) {
+		if flagged[label] {
+			val += " (!)"
+		}
+		fmt.Fprintf(&b, "%-40s %s\n", label+":", val)
+	}
+	f := func(p *float64) string { return fmt.Sprintf("%.2f", *p) }
+	b.WriteString(center(" Serving Benchmark Result ", '=') + "\n")
+	line("Successful requests", fmt.Sprint(m.Completed))
+	line("Failed requests", fmt.Sprint(m.Failed))
+	if c := spec.Profile.Concurrency; c > 0 {
+		line("Maximum request concurrency", fmt.Sprint(c))
+	}
+	if r := spec.Profile.Rate; r > 0 {
+		line("Request rate configured (RPS)", fmt.Sprintf("%.2f", r))
+	}
+	line("Benchmark duration (s)", fmt.Sprintf("%.2f", m.Duration))
+	line("Total input tokens", fmt.Sprint(m.InputTokens))
+	line("Total generated tokens", fmt.Sprint(m.OutputTokens))
+	for _, x := range []struct {
+		label string
+		p     *float64
+	}{
+		{"Request throughput (req/s)", m.RequestThroughput},
+		{"Output token throughput (tok/s)", m.OutputThroughput},
+		{"Peak output token throughput (tok/s)", m.PeakOutputThroughput},
+		{"Peak concurrent requests", m.PeakConcurrency},
+		{"Total token throughput (tok/s)", m.TotalThroughput},
+	} {
+		if x.p != nil {
+			line(x.label, f(x.p))
+		}
+	}
+	section(&b, line, "Latency", "Latency(s)", m.Latency, 1000)
+	section(&b, line, "Time to First Token", "TTFT (ms)", m.TTFT, 1)
+	section(&b, line, "Time per Output Token (excl. 1st token)", "TPOT (ms)", m.TPOT, 1)
+	section(&b, line, "Inter-token Latency", "ITL (ms)", m.ITL, 1)
+	b.WriteString(strings.Repeat("=", 50) + "\n")
+	return b.String()
+}
+
+func section(b *strings.Builder, line func(string, string), title, unit string, dist *record.Dist, div float64) {
+	if dist == nil {
+		return
+	}
+	b.WriteString(center(title, '-') + "\n")
+	for _, s := range []struct{ name, stat string }{{"Mean", "mean"}, {"Median", "median"}, {"P90", "p90"}, {"P95", "p95"}, {"P99", "p99"}} {
+		if v, ok := dist.Stat(s.stat); ok {
+			line(s.name+" "+unit, fmt.Sprintf("%.2f", v/div))
+		}
+	}
+}
+
+// center pads s to 50 columns with c, as Python's format "{:c^50}".
+func center(s string, c byte) string {
+	pad := max(0, 50-len(s))
+	left := pad / 2
+	return strings.Repeat(string(c), left) + s + strings.Repeat(string(c), pad-left)
+}
+
+// flaggedLines maps lint warnings of a trial to the block lines they
+// concern.
+func flaggedLines(ws []analysis.Warning) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range ws {
+		switch w.Code {
+		case analysis.CodeBursts:
+			out["Median ITL (ms)"], out["Median TPOT (ms)"] = true, true
+		case analysis.CodeDecodeBound:
+			out["Median TPOT (ms)"], out["Mean TPOT (ms)"] = true, true
+		case analysis.CodePeakRate:
+			out["Peak output token throughput (tok/s)"] = true
+		case analysis.CodePeakConc:
+			out["Peak concurrent requests"] = true
+		}
+	}
+	return out
+}

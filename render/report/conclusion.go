@@ -1,0 +1,145 @@
+package report
+
+import (
+	"math"
+	"strings"
+
+	"servelab.dev/render/analysis"
+	d "servelab.dev/render/document"
+	"servelab.dev/schema/plan"
+)
+
+func (b *builder) conclusion() {
+	a, s := b.a, b.s
+	b.h(2, "conclusion", d.M("Conclusion"))
+	if a.Final == nil {
+		b.doc.Add(d.Para{Text: d.M("The study is not decided yet: some steps have no records. The steps below show what is known.")})
+		return
+	}
+	goal := d.M("lowest %s at %s", metricName(s.Objective.Metric), profileTitle(s, s.Objective.Profile))
+	if s.Objective.Goal == "max" {
+		goal = d.M("highest %s at %s", metricName(s.Objective.Metric), profileTitle(s, s.Objective.Profile))
+	}
+	b.doc.Add(d.Para{Text: d.M("Recommended configuration of %s on %s, for the %s:", d.Code(a.Final.Model), d.Lit(s.Hardware.GPU), goal)})
+	b.h(3, "serving-command", d.M("Serving command"))
+	b.doc.Add(d.CodeBlock{Lang: "bash", Body: MultiLine(a.Final.Env, a.Final.Argv)})
+	if len(a.Validation) == 0 {
+		return
+	}
+	b.doc.Add(d.Para{Text: d.M("Comparison of benchmark results before and after optimization:")})
+	b.validationTable(func(r analysis.ValidationRow) *analysis.ValidationRow { return &r })
+	if s.Objective.Metric != "latency.mean" {
+		b.validationTable(func(r analysis.ValidationRow) *analysis.ValidationRow { return r.Latency })
+	}
+	b.validationNotes()
+	b.doc.Add(b.validationChart())
+}
+
+// withRuns adds the run count and 95 % interval of a mean over runs.
+func withRuns(t d.Text, metric string, v *analysis.Value) d.Text {
+	if v.Runs < 2 || v.Low == nil {
+		return t
+	}
+	return d.Join{Sep: " ", Parts: []d.Text{t, d.M("(%d runs, 95 %% interval %s to %s)", v.Runs, value(metric, *v.Low), value(metric, *v.High))}}
+}
+
+func (b *builder) baselineName() d.Text {
+	if t := b.s.Baseline.Title; t != nil {
+		return d.Prose(*t)
+	}
+	return d.Lit(EngineName(b.s.Engines[b.s.Baseline.Engine].Kind))
+}
+
+func (b *builder) validationTable(pick func(analysis.ValidationRow) *analysis.ValidationRow) {
+	t := d.Table{Head: []d.Text{d.M("Benchmark case"), d.M("Baseline (%s)", b.baselineName()), d.M("Optimized")}}
+	for _, row := range b.a.Validation {
+		r := pick(row)
+		if r == nil || r.Baseline == nil || r.Final == nil {
+			continue
+		}
+		var base d.Text = d.M("%s: %s", d.Cap{Text: metricName(r.Metric)}, value(r.Metric, r.Baseline.Mean))
+		var fin d.Text = d.M("%s: %s (%s)", d.Cap{Text: metricName(r.Metric)}, value(r.Metric, r.Final.Mean), ratioText(r.Metric, *r.Ratio))
+		if r.Final.Derived || r.Baseline.Derived {
+			fin = d.Join{Sep: " ", Parts: []d.Text{fin, d.M("(derived)")}}
+		}
+		base, fin = withRuns(base, r.Metric, r.Baseline), withRuns(fin, r.Metric, r.Final)
+		t.Rows = append(t.Rows, []d.Text{profileTitle(b.s, row.Profile), base, fin})
+	}
+	if len(t.Rows) > 0 {
+		b.doc.Add(t)
+	}
+}
+
+// validationNotes say what the table's figures can and cannot show:
+// rounding in the sources, derived latency, the noise estimate.
+func (b *builder) validationNotes() {
+	var ranges []d.Text
+	for _, row := range b.a.Validation {
+		if rr := row.RatioRange; rr != nil && d.Fixed(rr[0]) != d.Fixed(rr[1]) {
+			ranges = append(ranges, d.M("%sx to %sx at %s", d.Fixed(rr[0]), d.Fixed(rr[1]), profileTitle(b.s, row.Profile)))
+		}
+	}
+	if len(ranges) > 0 {
+		b.doc.Add(d.Note{Text: d.M("The sources printed their figures rounded to two decimals, so a ratio is only known within a range: %s.", d.Join{Sep: "; ", Parts: ranges})})
+	}
+	for _, n := range b.a.Notes {
+		switch n {
+		case analysis.DerivedLatencyNote:
+			b.doc.Add(d.Note{Text: d.M("Mean latency marked derived is TTFT + TPOT × (mean output tokens − 1), computed from the record because its source printed no mean latency. It ignores how TPOT varies with response length, so it approximates the true mean.")})
+		case analysis.NoNoiseNote:
+			b.doc.Add(d.Note{Text: d.M("Most trials ran once, so most comparisons have no noise estimate: a difference smaller than the run-to-run variation cannot be told from none. Repeat the trials to get one.")})
+		}
+	}
+}
+
+func (b *builder) validationChart() d.Chart {
+	m := b.s.Objective.Metric
+	c := d.Chart{ID: "validation", Kind: "line", Unit: chartUnit(m),
+		Title: d.M("%s, baseline and optimized", d.Cap{Text: metricName(m)})}
+	base, fin := d.Series{Name: d.M("Baseline")}, d.Series{Name: d.M("Optimized")}
+	for _, row := range b.a.Validation {
+		c.Categories = append(c.Categories, profileTitle(b.s, row.Profile))
+		base.Values = append(base.Values, mean(row.Baseline, m))
+		fin.Values = append(fin.Values, mean(row.Final, m))
+	}
+	c.Series = []d.Series{base, fin}
+	return c
+}
+
+func mean(v *analysis.Value, metric string) float64 {
+	if v == nil {
+		return math.NaN()
+	}
+	return chartValue(metric, v.Mean)
+}
+
+// MultiLine writes a command for a fenced bash block: the launch words on
+// the first line, then one flag (with its value) per line, joined by
+// backslash-newline. Each word is quoted for bash (plan.ShellWords), so
+// the block pastes back to exactly env + argv. A line breaks before each
+// "--flag", and before a "-x" flag once the long flags have begun (so
+// "python3 -m module" stays whole).
+func MultiLine(env map[string]string, argv []string) string {
+	words, err := plan.ShellWords(env, argv)
+	if err != nil {
+		return "# " + err.Error()
+	}
+	nenv := len(words) - len(argv)
+	lines := [][]string{{}}
+	long := false
+	for i, w := range words {
+		if i >= nenv {
+			a := argv[i-nenv]
+			long = long || strings.HasPrefix(a, "--")
+			if strings.HasPrefix(a, "-") && long && len(lines[len(lines)-1]) > 0 {
+				lines = append(lines, nil)
+			}
+		}
+		lines[len(lines)-1] = append(lines[len(lines)-1], w)
+	}
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = strings.Join(l, " ")
+	}
+	return strings.Join(out, " \\\n    ")
+}

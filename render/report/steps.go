@@ -1,0 +1,209 @@
+package report
+
+import (
+	"fmt"
+	"math"
+
+	"servelab.dev/render/analysis"
+	d "servelab.dev/render/document"
+	"servelab.dev/schema"
+	"servelab.dev/schema/plan"
+)
+
+func (b *builder) results() {
+	b.h(2, "results", d.M("Experiment results"))
+	for i, st := range b.a.Steps {
+		ss := studyStep(b.s, st.ID)
+		b.h(3, "step-"+st.ID, d.M("%d. %s", i+1, d.Prose(ss.Title)))
+		if ss.Note != nil {
+			b.doc.Add(d.Para{Text: d.Prose(*ss.Note)})
+		}
+		switch st.Status {
+		case "skipped":
+			b.doc.Add(d.Note{Text: d.M("Skipped: this step is for %s, and the study adopted another engine.", d.Lit(EngineName(b.s.Engines[ss.Engine].Kind)))})
+			continue
+		case "pending":
+			b.doc.Add(d.Note{Text: d.M("Not run yet: an earlier step is not decided.")})
+			continue
+		}
+		for _, o := range st.Options {
+			b.option(ss, o)
+		}
+		b.decision(ss, st)
+	}
+}
+
+// option prints one candidate: its command, its profile and the
+// benchmark block of each run, with the lint's warnings beside it.
+func (b *builder) option(ss *schema.Step, o analysis.Option) {
+	b.h(4, "", optionName(b.s, ss, o.Variant))
+	t := b.trial(o.Key)
+	if t == nil {
+		return
+	}
+	b.doc.Add(d.Para{Text: d.M("Profile: %s", profileTitle(b.s, t.Profile))})
+	b.doc.Add(d.Para{Text: d.M("Serving command:")})
+	b.doc.Add(d.CodeBlock{Lang: "bash", Body: MultiLine(t.Env, t.Argv)})
+	b.blocks(t)
+}
+
+func (b *builder) blocks(t *plan.Trial) {
+	runs := b.trialRuns(t)
+	if len(runs) == 0 {
+		b.doc.Add(d.Note{Warn: true, Text: d.M("No record yet for this trial (%s).", d.Code(t.Key[:12]))})
+		return
+	}
+	flagged := flaggedLines(b.warn[t.Key])
+	for i, r := range runs {
+		label := d.M("Benchmark result:")
+		if len(runs) > 1 {
+			label = d.M("Benchmark result, run %d of %d:", i+1, len(runs))
+		}
+		b.doc.Add(d.Para{Text: label}, d.CodeBlock{Lang: "text", Body: Block(*t.Spec, r.Metrics, flagged)})
+	}
+	b.warnings(t)
+}
+
+// warnings print the lint's findings for a trial, once each.
+func (b *builder) warnings(t *plan.Trial) {
+	seen := map[string]bool{}
+	for _, w := range b.warn[t.Key] {
+		if seen[w.Code] || w.Code == analysis.CodeNote {
+			continue
+		}
+		seen[w.Code] = true
+		b.doc.Add(d.Note{Warn: true, Text: lintText(w)})
+	}
+}
+
+func lintText(w analysis.Warning) d.Text {
+	switch w.Code {
+	case analysis.CodeBursts:
+		return d.M("Lines marked (!) are not what they seem: the median inter-token latency is about 0 ms while its mean is not, so tokens arrived in bursts of chunks and the ITL and TPOT medians describe the client's buffering, not decoding.")
+	case analysis.CodeDecodeBound:
+		return d.M("A TPOT marked (!) is below the time one decode step needs to read this model's weights at the GPU's memory bandwidth: it cannot be a real per-token time.")
+	case analysis.CodePeakRate:
+		return d.M("The peak output throughput marked (!) is more than this run or this GPU can produce: the tool that measured it counted chunk arrivals per second, not tokens.")
+	case analysis.CodePeakConc:
+		return d.M("The peak concurrent requests marked (!) exceed the configured cap: the tool that measured it counted one-second buckets, not requests in flight.")
+	}
+	return d.Lit(w.Message)
+}
+
+func (b *builder) trial(key string) *plan.Trial {
+	for _, t := range b.a.Plan.Trials {
+		if t.Key == key {
+			return t
+		}
+	}
+	return nil
+}
+
+// decision prints the comparison sentence, the verdict, the decision,
+// and the step's chart.
+func (b *builder) decision(ss *schema.Step, st analysis.Step) {
+	if len(st.Missing) > 0 {
+		b.doc.Add(d.Note{Warn: true, Text: d.M("Not decided: %d trials of this step have no record.", len(st.Missing))})
+		return
+	}
+	c := st.Comparison
+	if c == nil {
+		return
+	}
+	m := b.s.Objective.Metric
+	nameA, nameB := optionName(b.s, ss, c.A), optionName(b.s, ss, c.B)
+	if st.Incumbent != nil && c.B == st.Incumbent.Variant {
+		nameB = d.M("the configuration adopted so far")
+	}
+	b.doc.Add(d.Para{Text: d.Sentences(d.M("Summary:"), comparison(m, nameA, nameB, c))})
+	b.doc.Add(d.Note{Text: verdictText(c)})
+	b.doc.Add(d.Para{Text: decisionText(b.s, ss, st)})
+	b.doc.Add(b.stepChart(ss, st))
+}
+
+func comparison(m string, a, b d.Text, c *analysis.Comparison) d.Text {
+	name := metricName(m)
+	parts := []d.Text{d.M("%s: %s = %s; %s: %s = %s.", a, name, value(m, c.ValueA), b, name, value(m, c.ValueB))}
+	delta := value(m, math.Abs(c.Delta))
+	better := c.Ratio >= 1
+	switch {
+	case analysis.Lower(m) && better:
+		parts = append(parts, d.M("%s is faster by %s (%s).", a, delta, ratioText(m, c.Ratio)))
+	case analysis.Lower(m):
+		parts = append(parts, d.M("%s is slower by %s (%s).", a, delta, ratioText(m, c.Ratio)))
+	case better:
+		parts = append(parts, d.M("%s is higher by %s (%s).", a, delta, ratioText(m, c.Ratio)))
+	default:
+		parts = append(parts, d.M("%s is lower by %s (%s).", a, delta, ratioText(m, c.Ratio)))
+	}
+	var secondary []d.Text
+	for _, x := range []struct {
+		name string
+		p    *analysis.Pair
+	}{{"TTFT", c.TTFT}, {"TPOT", c.TPOT}} {
+		if x.p != nil {
+			secondary = append(secondary, pairText(x.name, x.p))
+		}
+	}
+	if len(secondary) > 0 {
+		parts = append(parts, d.Join{Sep: "", Parts: []d.Text{d.Join{Sep: "; ", Parts: secondary}, d.M(".")}})
+	}
+	return d.Sentences(parts...)
+}
+
+func pairText(name string, p *analysis.Pair) d.Text {
+	ms := func(v float64) d.Lit { return d.Lit(fmt.Sprintf("%.2f ms", v)) }
+	if p.Delta <= 0 {
+		return d.M("%s = %s vs %s, reduced by %s (%s)", d.Lit(name), ms(p.A), ms(p.B), ms(-p.Delta), ratioText("ttft.mean", p.Ratio))
+	}
+	return d.M("%s = %s vs %s, increased by %s (%s)", d.Lit(name), ms(p.A), ms(p.B), ms(p.Delta), ratioText("ttft.mean", p.Ratio))
+}
+
+func verdictText(c *analysis.Comparison) d.Text {
+	switch c.Verdict {
+	case analysis.NoNoise:
+		return d.M("No noise estimate: at least one side is a single run, so this difference may be run-to-run variation.")
+	case analysis.NoDifference:
+		return d.M("No significant difference: the 95 %% interval of the difference includes zero.")
+	case analysis.Better:
+		return d.M("Significantly better: the 95 %% interval of the difference excludes zero.")
+	}
+	return d.M("Significantly worse: the 95 %% interval of the difference excludes zero.")
+}
+
+func decisionText(s *schema.Study, ss *schema.Step, st analysis.Step) d.Text {
+	switch {
+	case st.Kind == "select" && st.Adopted != nil:
+		return d.M("Adopted: %s, the best candidate.", optionName(s, ss, *st.Adopted))
+	case st.Adopted != nil:
+		return d.M("Adopted: %s.", optionName(s, ss, *st.Adopted))
+	}
+	return d.M("Not adopted: the configuration adopted so far stays (a variant must be better by more than %s).", d.Lit(percent(s.Objective.MinGain)))
+}
+
+func (b *builder) stepChart(ss *schema.Step, st analysis.Step) d.Chart {
+	m := b.s.Objective.Metric
+	c := d.Chart{ID: "step_" + sanitize(st.ID), Kind: "bar", Unit: chartUnit(m), Title: d.M("%s: %s", d.Prose(ss.Title), metricName(m))}
+	ser := d.Series{Name: d.Cap{Text: metricName(m)}}
+	if st.Incumbent != nil {
+		c.Categories = append(c.Categories, d.M("adopted so far"))
+		ser.Values = append(ser.Values, mean(st.Incumbent.Value, m))
+	}
+	for _, o := range st.Options {
+		c.Categories = append(c.Categories, optionName(b.s, ss, o.Variant))
+		ser.Values = append(ser.Values, mean(o.Value, m))
+	}
+	c.Series = []d.Series{ser}
+	return c
+}
+
+// sanitize keeps [A-Za-z0-9_]: chart ids become JavaScript identifiers.
+func sanitize(s string) string {
+	out := []byte(s)
+	for i, c := range out {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			out[i] = '_'
+		}
+	}
+	return string(out)
+}
