@@ -24,6 +24,7 @@ const (
 	CodePeakRate    = "peak-rate"        // peak token rate beyond what the run or GPU allows
 	CodeDecodeBound = "decode-bound"     // TPOT below weights ÷ bandwidth
 	CodePeakConc    = "peak-concurrency" // peak concurrency above the configured cap
+	CodeOutlier     = "ttft-outlier"     // a few requests waited far longer than the rest
 	CodeNote        = "note"             // what the writer of the record noticed
 )
 
@@ -72,6 +73,11 @@ func lintRecord(s *schema.Study, t *plan.Trial, r *record.Record) []Warning {
 	}
 	if c := t.Spec.Profile.Concurrency; c > 0 && m.PeakConcurrency != nil && *m.PeakConcurrency > float64(c) {
 		add(CodePeakConc, "peak concurrent requests %.0f exceeds the cap of %d: the source tool counts one-second buckets, not requests in flight", *m.PeakConcurrency, c)
+	}
+	if p99, ok := m.TTFT.Stat("p99"); ok {
+		if med, ok := m.TTFT.Stat("median"); ok && med > 0 && p99 > 20*med {
+			add(CodeOutlier, "P99 TTFT %.2f ms is %.0f× the median %.2f ms: a few requests waited far longer than the rest (a cold start without warm-up, or a stall), and they move the mean", p99, p99/med, med)
+		}
 	}
 	for _, n := range r.Notes {
 		add(CodeNote, "%s", n)

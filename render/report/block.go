@@ -90,6 +90,8 @@ func flaggedLines(ws []analysis.Warning) map[string]bool {
 			out["Peak output token throughput (tok/s)"] = true
 		case analysis.CodePeakConc:
 			out["Peak concurrent requests"] = true
+		case analysis.CodeOutlier:
+			out["P99 TTFT (ms)"] = true
 		}
 	}
 	return out

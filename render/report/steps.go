@@ -86,6 +86,8 @@ func lintText(w analysis.Warning) d.Text {
 		return d.M("The peak output throughput marked (!) is more than this run or this GPU can produce: the tool that measured it counted chunk arrivals per second, not tokens.")
 	case analysis.CodePeakConc:
 		return d.M("The peak concurrent requests marked (!) exceed the configured cap: the tool that measured it counted one-second buckets, not requests in flight.")
+	case analysis.CodeOutlier:
+		return d.M("The P99 TTFT marked (!) is more than twenty times the median: a few requests waited far longer than the rest, as after a cold start without warm-up, and they move the mean.")
 	}
 	return d.Lit(w.Message)
 }
