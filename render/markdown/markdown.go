@@ -78,7 +78,7 @@ func (w *writer) table(t d.Table) {
 	row := func(cells []d.Text) string {
 		s := make([]string, len(cells))
 		for i, c := range cells {
-			s[i] = strings.ReplaceAll(w.text(c), "\n", " ")
+			s[i] = pipes(strings.ReplaceAll(w.text(c), "\n", " "))
 		}
 		return "| " + strings.Join(s, " | ") + " |"
 	}
@@ -125,6 +125,19 @@ func (w *writer) chart(c d.Chart) {
 		t.Rows = append(t.Rows, row)
 	}
 	w.table(t)
+}
+
+// pipes escapes the | that code spans leave bare: GFM splits cells at
+// every unescaped pipe, even inside code.
+func pipes(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '|' && (i == 0 || s[i-1] != '\\') {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }
 
 func num(v float64) d.Text {

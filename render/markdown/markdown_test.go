@@ -1,0 +1,35 @@
+package markdown
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"servelab.dev/i18n"
+	d "servelab.dev/render/document"
+)
+
+func TestEscaping(t *testing.T) {
+	doc := &d.Doc{Title: d.Lit("T")}
+	doc.Add(d.Para{Text: d.Lit("a *b* [c](javascript:x) <i>|#")},
+		d.Table{Head: []d.Text{d.Lit("h")}, Rows: [][]d.Text{{d.Code("a|b")}}},
+		d.CodeBlock{Lang: "text", Body: "```inner```"})
+	var b bytes.Buffer
+	if err := Write(&b, doc, i18n.MustNew("en"), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{`a \*b\* \[c\](javascript:x) \<i\>\|\#`, "| `a\\|b` |", "````text\n```inner```\n````"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in:\n%s", want, out)
+		}
+	}
+}
+
+func TestMermaidQuotes(t *testing.T) {
+	c := d.Chart{ID: "x", Title: d.Lit(`say "hi"`), Unit: "s", Categories: []d.Text{d.Lit("a")}, Series: []d.Series{{Name: d.Lit("s"), Values: []float64{1}}}}
+	got := mermaid(c, i18n.MustNew("en"))
+	if !strings.Contains(got, `title "say 'hi'"`) {
+		t.Error(got)
+	}
+}
