@@ -4,16 +4,48 @@ BIN     ?= bin
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo devel)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: all build test vet bench fuzz clean import-seeds
+.PHONY: all build test vet bench fuzz clean import-seeds site serve site-deps chromium
 
 all: build
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/servelab ./cmd/servelab
 
-# The test command the README and .ci/run use.
-test: vet
+# The test command the README and .ci/run use. It installs what the site
+# and browser tests need (npm echarts from the lockfile; Debian's
+# chromium when missing and installable) and then requires both, so the
+# site and browser tests fail rather than skip where they can run.
+test: vet site-deps chromium
+	SERVELAB_REQUIRE_SITE=1 \
+	SERVELAB_REQUIRE_BROWSER=$$(command -v chromium >/dev/null 2>&1 && echo 1) \
 	$(GO) test ./...
+
+# The docs site from the committed studies and results (no GPU needed).
+site: build site-deps
+	$(BIN)/servelab site -o public
+
+# Preview the site on loopback.
+serve: build site-deps
+	$(BIN)/servelab site -o public --serve 127.0.0.1:8080
+
+# ECharts, pinned by site/package-lock.json.
+site-deps: site/node_modules/.package-lock.json
+
+site/node_modules/.package-lock.json: site/package.json site/package-lock.json
+	cd site && npm ci --no-audit --no-fund
+
+# Debian's chromium for the browser test, installed when missing and when
+# this machine allows it (root and apt-get); otherwise the test skips
+# with a message saying why.
+chromium:
+	@if ! command -v chromium >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "installing chromium (Debian) for the browser test"; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium fonts-noto-cjk >/dev/null; \
+		else \
+			echo "chromium is missing and cannot be installed here (needs root and apt-get): the browser test will skip"; \
+		fi; \
+	fi
 
 vet:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -40,4 +72,4 @@ import-seeds: build
 	SERVELAB=$(BIN)/servelab results/imports/import-all.sh
 
 clean:
-	rm -rf $(BIN)
+	rm -rf $(BIN) public site/node_modules

@@ -63,6 +63,8 @@ var useRE = regexp.MustCompile(`(?:\bd\.M|\.T)\("((?:[^"\\]|\\.)*)"`)
 // Every message the renderers use is in the catalog.
 func TestUsedKeysExist(t *testing.T) {
 	files, _ := filepath.Glob("../render/*/*.go")
+	more, _ := filepath.Glob("../site/*.go")
+	files = append(files, more...)
 	n := 0
 	for _, f := range files {
 		if strings.HasSuffix(f, "_test.go") {

@@ -174,6 +174,24 @@ var messages = []entry{
 	{"TPOT, baseline", "TPOT，基准配置", "TPOT, базовая"},
 	{"TPOT, optimized", "TPOT，优化后", "TPOT, после оптимизации"},
 
+	// Site.
+	{"Studies", "研究", "Исследования"},
+	{"Study", "研究", "Исследование"},
+	{"GPU", "GPU", "GPU"},
+	{"Engines", "引擎", "Движки"},
+	{"Newest record", "最新记录", "Новейшая запись"},
+	{"Result", "结果", "Результат"},
+	{"imported, undated", "导入，无日期", "импорт, без даты"},
+	{"not decided yet", "尚未决定", "ещё не решено"},
+	{"%s at %s", "%[2]s 下的%[1]s", "%s при %s"},
+	{"All studies", "全部研究", "Все исследования"},
+	{"Markdown source", "Markdown 源文件", "Исходный Markdown"},
+	{"Language", "语言", "Язык"},
+	{"Copy", "复制", "Копировать"},
+	{"Copied", "已复制", "Скопировано"},
+	{"servelab studies: LLM serving tuning, step by step, from recorded benchmarks.", "servelab 研究：基于记录的基准测试，逐步调优 LLM 推理服务。", "Исследования servelab: пошаговая настройка обслуживания LLM по записанным бенчмаркам."},
+	{"Choose a language:", "选择语言：", "Выберите язык:"},
+
 	// Writers.
 	{"Note", "注", "Примечание"},
 	{"Warning", "警告", "Предупреждение"},

@@ -36,6 +36,7 @@ var commands = map[string]command{
 	"import":  {"import another tool's benchmark output as a trial's record", runImport},
 	"analyze": {"decide a study from its records", runAnalyze},
 	"render":  {"write a study's reports in Markdown and HTML", runRender},
+	"site":    {"build the static docs site of every study", runSite},
 	"version": {"print the version", runVersion},
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -35,6 +36,13 @@ func TestScript(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"damage":      damage,
 			"exists-glob": existsGlob,
+		},
+		Condition: func(cond string) (bool, error) {
+			if cond == "echarts" {
+				_, err := os.Stat(filepath.Join(repo, "site", "node_modules", "echarts"))
+				return err == nil, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("REPO", repo)

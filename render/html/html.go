@@ -80,9 +80,9 @@ var page = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{{.Title}}</title>
+{{.Head}}<title>{{.Title}}</title>
 <link rel="stylesheet" href="{{.Assets}}report.css">
-{{.Head}}<script src="{{.Assets}}echarts.min.js" defer></script>
+<script src="{{.Assets}}echarts.min.js" defer></script>
 <script src="{{.Assets}}servelab-charts.js" defer></script>
 </head>
 <body>

@@ -16,9 +16,9 @@ func (b *builder) conclusion() {
 		b.doc.Add(d.Para{Text: d.M("The study is not decided yet: some steps have no records. The steps below show what is known.")})
 		return
 	}
-	goal := d.M("lowest %s at %s", metricName(s.Objective.Metric), profileTitle(s, s.Objective.Profile))
+	goal := d.M("lowest %s at %s", MetricName(s.Objective.Metric), ProfileTitle(s, s.Objective.Profile))
 	if s.Objective.Goal == "max" {
-		goal = d.M("highest %s at %s", metricName(s.Objective.Metric), profileTitle(s, s.Objective.Profile))
+		goal = d.M("highest %s at %s", MetricName(s.Objective.Metric), ProfileTitle(s, s.Objective.Profile))
 	}
 	b.doc.Add(d.Para{Text: d.M("Recommended configuration of %s on %s, for the %s:", d.Code(a.Final.Model), d.Lit(s.Hardware.GPU), goal)})
 	b.h(3, "serving-command", d.M("Serving command"))
@@ -57,13 +57,13 @@ func (b *builder) validationTable(pick func(analysis.ValidationRow) *analysis.Va
 		if r == nil || r.Baseline == nil || r.Final == nil {
 			continue
 		}
-		var base d.Text = d.M("%s: %s", d.Cap{Text: metricName(r.Metric)}, value(r.Metric, r.Baseline.Mean))
-		var fin d.Text = d.M("%s: %s (%s)", d.Cap{Text: metricName(r.Metric)}, value(r.Metric, r.Final.Mean), ratioText(r.Metric, *r.Ratio))
+		var base d.Text = d.M("%s: %s", d.Cap{Text: MetricName(r.Metric)}, value(r.Metric, r.Baseline.Mean))
+		var fin d.Text = d.M("%s: %s (%s)", d.Cap{Text: MetricName(r.Metric)}, value(r.Metric, r.Final.Mean), RatioText(r.Metric, *r.Ratio))
 		if r.Final.Derived || r.Baseline.Derived {
 			fin = d.Join{Sep: " ", Parts: []d.Text{fin, d.M("(derived)")}}
 		}
 		base, fin = withRuns(base, r.Metric, r.Baseline), withRuns(fin, r.Metric, r.Final)
-		t.Rows = append(t.Rows, []d.Text{profileTitle(b.s, row.Profile), base, fin})
+		t.Rows = append(t.Rows, []d.Text{ProfileTitle(b.s, row.Profile), base, fin})
 	}
 	if len(t.Rows) > 0 {
 		b.doc.Add(t)
@@ -76,7 +76,7 @@ func (b *builder) validationNotes() {
 	var ranges []d.Text
 	for _, row := range b.a.Validation {
 		if rr := row.RatioRange; rr != nil && d.Fixed(rr[0]) != d.Fixed(rr[1]) {
-			ranges = append(ranges, d.M("%sx to %sx at %s", d.Fixed(rr[0]), d.Fixed(rr[1]), profileTitle(b.s, row.Profile)))
+			ranges = append(ranges, d.M("%sx to %sx at %s", d.Fixed(rr[0]), d.Fixed(rr[1]), ProfileTitle(b.s, row.Profile)))
 		}
 	}
 	if len(ranges) > 0 {
@@ -95,10 +95,10 @@ func (b *builder) validationNotes() {
 func (b *builder) validationChart() d.Chart {
 	m := b.s.Objective.Metric
 	c := d.Chart{ID: "validation", Kind: "line", Unit: chartUnit(m),
-		Title: d.M("%s, baseline and optimized", d.Cap{Text: metricName(m)})}
+		Title: d.M("%s, baseline and optimized", d.Cap{Text: MetricName(m)})}
 	base, fin := d.Series{Name: d.M("Baseline")}, d.Series{Name: d.M("Optimized")}
 	for _, row := range b.a.Validation {
-		c.Categories = append(c.Categories, profileTitle(b.s, row.Profile))
+		c.Categories = append(c.Categories, ProfileTitle(b.s, row.Profile))
 		base.Values = append(base.Values, mean(row.Baseline, m))
 		fin.Values = append(fin.Values, mean(row.Final, m))
 	}

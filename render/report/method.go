@@ -27,7 +27,7 @@ func (b *builder) method() {
 	}
 	b.h(3, "profiles", d.M("Benchmark profiles"))
 	for _, name := range b.profilesUsed() {
-		b.h(4, "profile-"+name, profileTitle(s, name))
+		b.h(4, "profile-"+name, ProfileTitle(s, name))
 		b.doc.Add(d.CodeBlock{Lang: "yaml", Body: profileYAML(s, name)})
 	}
 	b.h(3, "reproduce", d.M("Reproducing the benchmark"))

@@ -26,8 +26,8 @@ func EngineName(kind string) string {
 	return kind
 }
 
-// metricName names a metric in prose.
-func metricName(metric string) d.Text {
+// MetricName names a metric in prose.
+func MetricName(metric string) d.Text {
 	switch metric {
 	case "latency.mean", "latency.median", "latency.p99", "ttft.mean", "ttft.p99", "tpot.mean", "itl.mean",
 		"output_throughput", "request_throughput", "total_throughput":
@@ -63,8 +63,8 @@ func chartUnit(metric string) string {
 	return analysis.Unit(metric)
 }
 
-// ratioText says how many times better or worse: "1.26x faster".
-func ratioText(metric string, r float64) d.Text {
+// RatioText says how many times better or worse: "1.26x faster".
+func RatioText(metric string, r float64) d.Text {
 	lower := analysis.Lower(metric)
 	switch {
 	case r >= 1 && lower:
@@ -77,7 +77,7 @@ func ratioText(metric string, r float64) d.Text {
 	return d.M("%sx lower", d.Fixed(1/r))
 }
 
-func profileTitle(s *schema.Study, name string) d.Text {
+func ProfileTitle(s *schema.Study, name string) d.Text {
 	if p, ok := s.Profiles[name]; ok && p.Title != nil {
 		return d.Prose(*p.Title)
 	}

@@ -82,7 +82,7 @@ func (b *builder) objective() {
 		b.doc.Add(d.Para{Text: d.Prose(*o.Text)})
 	}
 	rule := d.M("Every step is judged by %s at %s. A select step adopts its best candidate; a step of variants adopts its best variant only when it beats the configuration adopted so far by more than %s.",
-		metricName(o.Metric), profileTitle(b.s, o.Profile), d.Lit(percent(o.MinGain)))
+		MetricName(o.Metric), ProfileTitle(b.s, o.Profile), d.Lit(percent(o.MinGain)))
 	b.doc.Add(d.Para{Text: rule})
 }
 

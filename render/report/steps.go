@@ -41,7 +41,7 @@ func (b *builder) option(ss *schema.Step, o analysis.Option) {
 	if t == nil {
 		return
 	}
-	b.doc.Add(d.Para{Text: d.M("Profile: %s", profileTitle(b.s, t.Profile))})
+	b.doc.Add(d.Para{Text: d.M("Profile: %s", ProfileTitle(b.s, t.Profile))})
 	b.doc.Add(d.Para{Text: d.M("Serving command:")})
 	b.doc.Add(d.CodeBlock{Lang: "bash", Body: MultiLine(t.Env, t.Argv)})
 	b.blocks(t)
@@ -124,19 +124,19 @@ func (b *builder) decision(ss *schema.Step, st analysis.Step) {
 }
 
 func comparison(m string, a, b d.Text, c *analysis.Comparison) d.Text {
-	name := metricName(m)
+	name := MetricName(m)
 	parts := []d.Text{d.M("%s: %s = %s; %s: %s = %s.", a, name, value(m, c.ValueA), b, name, value(m, c.ValueB))}
 	delta := value(m, math.Abs(c.Delta))
 	better := c.Ratio >= 1
 	switch {
 	case analysis.Lower(m) && better:
-		parts = append(parts, d.M("%s is faster by %s (%s).", a, delta, ratioText(m, c.Ratio)))
+		parts = append(parts, d.M("%s is faster by %s (%s).", a, delta, RatioText(m, c.Ratio)))
 	case analysis.Lower(m):
-		parts = append(parts, d.M("%s is slower by %s (%s).", a, delta, ratioText(m, c.Ratio)))
+		parts = append(parts, d.M("%s is slower by %s (%s).", a, delta, RatioText(m, c.Ratio)))
 	case better:
-		parts = append(parts, d.M("%s is higher by %s (%s).", a, delta, ratioText(m, c.Ratio)))
+		parts = append(parts, d.M("%s is higher by %s (%s).", a, delta, RatioText(m, c.Ratio)))
 	default:
-		parts = append(parts, d.M("%s is lower by %s (%s).", a, delta, ratioText(m, c.Ratio)))
+		parts = append(parts, d.M("%s is lower by %s (%s).", a, delta, RatioText(m, c.Ratio)))
 	}
 	var secondary []d.Text
 	for _, x := range []struct {
@@ -156,9 +156,9 @@ func comparison(m string, a, b d.Text, c *analysis.Comparison) d.Text {
 func pairText(name string, p *analysis.Pair) d.Text {
 	ms := func(v float64) d.Lit { return d.Lit(fmt.Sprintf("%.2f ms", v)) }
 	if p.Delta <= 0 {
-		return d.M("%s = %s vs %s, reduced by %s (%s)", d.Lit(name), ms(p.A), ms(p.B), ms(-p.Delta), ratioText("ttft.mean", p.Ratio))
+		return d.M("%s = %s vs %s, reduced by %s (%s)", d.Lit(name), ms(p.A), ms(p.B), ms(-p.Delta), RatioText("ttft.mean", p.Ratio))
 	}
-	return d.M("%s = %s vs %s, increased by %s (%s)", d.Lit(name), ms(p.A), ms(p.B), ms(p.Delta), ratioText("ttft.mean", p.Ratio))
+	return d.M("%s = %s vs %s, increased by %s (%s)", d.Lit(name), ms(p.A), ms(p.B), ms(p.Delta), RatioText("ttft.mean", p.Ratio))
 }
 
 func verdictText(c *analysis.Comparison) d.Text {
@@ -185,8 +185,8 @@ func decisionText(s *schema.Study, ss *schema.Step, st analysis.Step) d.Text {
 
 func (b *builder) stepChart(ss *schema.Step, st analysis.Step) d.Chart {
 	m := b.s.Objective.Metric
-	c := d.Chart{ID: "step_" + sanitize(st.ID), Kind: "bar", Unit: chartUnit(m), Title: d.M("%s: %s", d.Prose(ss.Title), metricName(m))}
-	ser := d.Series{Name: d.Cap{Text: metricName(m)}}
+	c := d.Chart{ID: "step_" + sanitize(st.ID), Kind: "bar", Unit: chartUnit(m), Title: d.M("%s: %s", d.Prose(ss.Title), MetricName(m))}
+	ser := d.Series{Name: d.Cap{Text: MetricName(m)}}
 	if st.Incumbent != nil {
 		c.Categories = append(c.Categories, d.M("adopted so far"))
 		ser.Values = append(ser.Values, mean(st.Incumbent.Value, m))

@@ -18,7 +18,7 @@ func (b *builder) summary() {
 	b.h(2, "summary", d.M("Summary of optimization options"))
 	t := d.Table{Head: []d.Text{d.M("Benchmark case"), d.M("Step"), d.M("Best option"), d.M("Optimized"), d.M("Baseline"), d.M("Comparison"), d.M("Adopted")},
 		Right: []bool{false, false, false, true, true, false, false}}
-	c := d.Chart{ID: "summary", Kind: "bar", Unit: chartUnit(m), Title: d.M("%s after each step", d.Cap{Text: metricName(m)})}
+	c := d.Chart{ID: "summary", Kind: "bar", Unit: chartUnit(m), Title: d.M("%s after each step", d.Cap{Text: MetricName(m)})}
 	best, base := d.Series{Name: d.M("Best option of the step")}, d.Series{Name: d.M("Baseline")}
 	for _, row := range b.a.Summary {
 		ss := studyStep(b.s, row.Step)
@@ -26,8 +26,8 @@ func (b *builder) summary() {
 		if row.Adopted {
 			adopted = d.M("yes")
 		}
-		t.Rows = append(t.Rows, []d.Text{profileTitle(b.s, b.s.Objective.Profile), d.Prose(ss.Title), optionName(b.s, ss, row.Best),
-			value(m, row.Value), value(m, row.Base), ratioText(m, row.Ratio), adopted})
+		t.Rows = append(t.Rows, []d.Text{ProfileTitle(b.s, b.s.Objective.Profile), d.Prose(ss.Title), optionName(b.s, ss, row.Best),
+			value(m, row.Value), value(m, row.Base), RatioText(m, row.Ratio), adopted})
 		c.Categories = append(c.Categories, d.Prose(ss.Title))
 		best.Values = append(best.Values, chartValue(m, row.Value))
 		base.Values = append(base.Values, chartValue(m, row.Base))
@@ -45,7 +45,7 @@ func (b *builder) others() {
 	b.h(2, "validation", d.M("Other benchmark cases"))
 	b.doc.Add(d.Para{Text: d.M("The baseline and the optimized configuration on every validation profile.")})
 	for _, row := range b.a.Validation {
-		b.h(3, "validation-"+row.Profile, profileTitle(b.s, row.Profile))
+		b.h(3, "validation-"+row.Profile, ProfileTitle(b.s, row.Profile))
 		for _, role := range []struct {
 			role  string
 			label d.Text
@@ -87,7 +87,7 @@ func (b *builder) latencyChart() d.Chart {
 		{Name: d.M("TPOT, baseline")}, {Name: d.M("TPOT, optimized")},
 	}
 	for _, row := range b.a.Validation {
-		c.Categories = append(c.Categories, profileTitle(b.s, row.Profile))
+		c.Categories = append(c.Categories, ProfileTitle(b.s, row.Profile))
 		for i, v := range []*analysis.Value{valOf(row.TTFT, true), valOf(row.TTFT, false), valOf(row.TPOT, true), valOf(row.TPOT, false)} {
 			x := math.NaN()
 			if v != nil {

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+
+	"servelab.dev/site"
+)
+
+func runSite(e *env, args []string) error {
+	fs := newFlags(e, "site", "-o DIR [--serve ADDR]")
+	out := fs.String("o", "public", "output folder")
+	studies := fs.String("studies", "studies", "folder of study files")
+	results := fs.String("results", "results", "results folder")
+	echarts := fs.String("echarts", "site/node_modules/echarts", "the pinned npm echarts package (make site installs it)")
+	base := fs.String("base-url", "", "absolute URL of the site root, for the sitemap")
+	serve := fs.String("serve", "", "after building, serve the site on this loopback address (e.g. 127.0.0.1:8080)")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("unexpected arguments %q", pos)
+	}
+	if *serve != "" {
+		if err := loopback(*serve); err != nil {
+			return err
+		}
+	}
+	if err := site.Build(*out, site.Options{Studies: *studies, Results: *results, ECharts: *echarts, BaseURL: *base}); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "site written to %s (open %s/en/index.html)\n", *out, *out)
+	if *serve == "" {
+		return nil
+	}
+	return serveDir(e, *out, *serve)
+}
+
+// serveDir serves dir on a loopback address only: a preview, not a
+// public server.
+func serveDir(e *env, dir, addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "serving %s on http://%s/ (Ctrl-C stops)\n", dir, ln.Addr())
+	return http.Serve(ln, http.FileServer(http.Dir(dir)))
+}
+
+func loopback(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return usagef("--serve %s: %v", addr, err)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return usagef("--serve %s: only loopback addresses (127.0.0.1, ::1, localhost)", addr)
+	}
+	return nil
+}

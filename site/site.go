@@ -1,0 +1,208 @@
+// Package site builds servelab's static, multilingual docs site from the
+// committed studies and results:
+//
+//	index.html                 language chooser (redirects by browser language; plain links without JS)
+//	<lang>/index.html          the studies in that language
+//	<lang>/<study>.html        a study's report, with a language switcher and hreflang alternates
+//	<lang>/<study>.md          its Markdown source
+//	assets/                    ECharts (pinned npm package, with its licence), chart loader, styles
+//	sitemap.xml
+//
+// Every page carries a Content-Security-Policy that allows requests to
+// its own origin only, and loads nothing from anywhere else. Building
+// twice gives byte-identical trees: nothing depends on the clock.
+package site
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"servelab.dev/execute/store"
+	"servelab.dev/i18n"
+	"servelab.dev/render/analysis"
+	d "servelab.dev/render/document"
+	"servelab.dev/render/report"
+	"servelab.dev/schema"
+)
+
+// EChartsSHA256 pins dist/echarts.min.js of npm echarts 5.6.0.
+const EChartsSHA256 = "bf4a223524e40b77c304bec67e1222cf551f14880cf42c69dc046558e11c07b1"
+
+// Options say where the inputs are.
+type Options struct {
+	Studies string // folder of study files
+	Results string // results folder
+	ECharts string // the npm package folder (node_modules/echarts)
+	BaseURL string // absolute URL of the site root for the sitemap; "" writes relative paths
+}
+
+// CSP allows the page's own origin only. Inline styles stay allowed
+// because ECharts' SVG renderer sets style attributes; they load nothing.
+const CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'none'; object-src 'none'; base-uri 'none'; form-action 'none'"
+
+// page is one study ready to print.
+type page struct {
+	s   *schema.Study
+	a   *analysis.Analysis
+	doc *d.Doc
+	// newest is the latest record time of the study ("" when every record
+	// is imported without a date).
+	newest string
+}
+
+// Build writes the site into a new folder beside out, then replaces out
+// with it, so a failed build leaves the old site whole.
+func Build(out string, o Options) error {
+	pages, err := load(o)
+	if err != nil {
+		return err
+	}
+	parent := filepath.Dir(filepath.Clean(out))
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(parent, ".site-*")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	if err := write(tmp, pages, o); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return err
+	}
+	old := tmp + ".old"
+	if err := os.Rename(out, old); err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	if err := os.Rename(tmp, out); err != nil {
+		os.Rename(old, out)
+		return err
+	}
+	return os.RemoveAll(old)
+}
+
+func load(o Options) ([]page, error) {
+	l, err := schema.NewLoader()
+	if err != nil {
+		return nil, err
+	}
+	studies, errs := l.LoadPaths([]string{o.Studies})
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	st := store.Open(o.Results)
+	all, err := st.All()
+	if err != nil {
+		return nil, err
+	}
+	runs, samples := analysis.Runs{}, analysis.Samples{}
+	for key, rs := range all {
+		for _, r := range rs {
+			if r.Record.Status != "ok" {
+				continue
+			}
+			runs[key] = append(runs[key], r.Record)
+			if r.Record.Samples != "" {
+				ss, err := st.Samples(r)
+				if err != nil {
+					return nil, err
+				}
+				samples[r.Record] = ss
+			}
+		}
+	}
+	sort.Slice(studies, func(i, j int) bool { return studies[i].ID < studies[j].ID })
+	var pages []page
+	for _, s := range studies {
+		a, err := analysis.AnalyzeSamples(s, runs, samples)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", s.File, err)
+		}
+		pages = append(pages, page{s: s, a: a, doc: report.Build(s, a, runs), newest: newest(a, runs)})
+	}
+	return pages, nil
+}
+
+// newest is the latest end (or start) time among the study's records.
+func newest(a *analysis.Analysis, runs analysis.Runs) string {
+	best := ""
+	for _, t := range a.Plan.Trials {
+		for _, r := range runs[t.Key] {
+			for _, ts := range []string{r.Provenance.End, r.Provenance.Start} {
+				if ts > best {
+					best = ts
+				}
+			}
+		}
+	}
+	return best
+}
+
+func write(dir string, pages []page, o Options) error {
+	if err := writeAssets(filepath.Join(dir, "assets"), o.ECharts); err != nil {
+		return err
+	}
+	for _, lang := range i18n.Codes {
+		p := i18n.MustNew(lang)
+		if err := os.MkdirAll(filepath.Join(dir, lang), 0o755); err != nil {
+			return err
+		}
+		for _, pg := range pages {
+			if err := writeStudy(dir, pg, p, pages); err != nil {
+				return err
+			}
+		}
+		if err := writeIndex(dir, p, pages); err != nil {
+			return err
+		}
+	}
+	if err := writeRoot(dir); err != nil {
+		return err
+	}
+	return writeSitemap(dir, pages, o.BaseURL)
+}
+
+// writeAssets copies the pinned ECharts build (checked against its
+// sha256) with its licence, and servelab's own scripts and styles.
+func writeAssets(dir string, echarts string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	js, err := os.ReadFile(filepath.Join(echarts, "dist", "echarts.min.js"))
+	if err != nil {
+		return fmt.Errorf("%v: the site needs the pinned npm echarts package; run `make site` (npm ci in site/)", err)
+	}
+	if sum := sha256.Sum256(js); hex.EncodeToString(sum[:]) != EChartsSHA256 {
+		return fmt.Errorf("%s: sha256 %x, want %s (echarts 5.6.0 as pinned in site/package-lock.json)", echarts, sum, EChartsSHA256)
+	}
+	files := map[string][]byte{"echarts.min.js": js}
+	for _, n := range []string{"LICENSE", "NOTICE"} {
+		b, err := os.ReadFile(filepath.Join(echarts, n))
+		if err != nil {
+			return err
+		}
+		files["echarts-"+n+".txt"] = b
+	}
+	for n, b := range siteAssets() {
+		files[n] = b
+	}
+	for n, b := range files {
+		if err := os.WriteFile(filepath.Join(dir, n), b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func writeFile(path string, b *bytes.Buffer) error {
+	return os.WriteFile(path, b.Bytes(), 0o644)
+}
+
+func sortStrings(s []string) { sort.Strings(s) }
