@@ -156,3 +156,18 @@ func TestFailedBuildKeepsOldSite(t *testing.T) {
 		t.Error("the old site was touched")
 	}
 }
+
+// BenchmarkBuild is the whole site: every study × three languages,
+// analysis, reports, assets (target: under 2 s).
+func BenchmarkBuild(b *testing.B) {
+	ech := filepath.Join("node_modules", "echarts")
+	if _, err := os.Stat(ech); err != nil {
+		b.Skip("npm echarts not installed")
+	}
+	out := filepath.Join(b.TempDir(), "public")
+	for b.Loop() {
+		if err := Build(out, Options{Studies: "../studies", Results: "../results", ECharts: ech}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
