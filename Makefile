@@ -10,6 +10,7 @@ all: build
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/servelab ./cmd/servelab
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/servelab-sim ./cmd/servelab-sim
 
 # The test command the README and .ci/run use. It installs what the site
 # and browser tests need (npm echarts from the lockfile; Debian's
@@ -53,7 +54,7 @@ vet:
 	$(GO) vet ./...
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+	$(GO) test -run '^$$' -bench . -benchmem -cpu 1 ./...
 
 # Short fuzzing of every parser; the seed corpora live in testdata/fuzz.
 FUZZTIME ?= 20s
@@ -62,6 +63,7 @@ fuzz:
 	$(GO) test ./schema/plan -run '^$$' -fuzz '^FuzzShell$$' -fuzztime $(FUZZTIME) -parallel 2
 	$(GO) test ./execute/record -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) -parallel 2
 	$(GO) test ./execute/record -run '^$$' -fuzz '^FuzzDecodeSamples$$' -fuzztime $(FUZZTIME) -parallel 2
+	$(GO) test ./execute/load -run '^$$' -fuzz '^FuzzStream$$' -fuzztime $(FUZZTIME) -parallel 2
 	for f in FuzzVLLMText FuzzVLLMJSON FuzzGuideLLM FuzzSGLang; do \
 		$(GO) test ./execute/importer -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) -parallel 2 || exit 1; \
 	done

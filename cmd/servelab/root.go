@@ -30,14 +30,16 @@ type env struct {
 }
 
 var commands = map[string]command{
-	"vet":     {"validate study files and folders", runVet},
-	"plan":    {"expand a study into its trials", runPlan},
-	"schema":  {"write the embedded schema for stock cue tools", runSchema},
-	"import":  {"import another tool's benchmark output as a trial's record", runImport},
-	"analyze": {"decide a study from its records", runAnalyze},
-	"render":  {"write a study's reports in Markdown and HTML", runRender},
-	"site":    {"build the static docs site of every study", runSite},
-	"version": {"print the version", runVersion},
+	"vet":       {"validate study files and folders", runVet},
+	"plan":      {"expand a study into its trials", runPlan},
+	"schema":    {"write the embedded schema for stock cue tools", runSchema},
+	"import":    {"import another tool's benchmark output as a trial's record", runImport},
+	"analyze":   {"decide a study from its records", runAnalyze},
+	"render":    {"write a study's reports in Markdown and HTML", runRender},
+	"site":      {"build the static docs site of every study", runSite},
+	"bench":     {"drive one load profile against a running endpoint", runBench},
+	"calibrate": {"measure the benchmark client's headroom on this host", runCalibrate},
+	"version":   {"print the version", runVersion},
 }
 
 // planned are commands of the design that this build does not have yet.

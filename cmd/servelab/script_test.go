@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -15,7 +16,23 @@ import (
 // scripts; review every diff before committing it.
 var update = flag.Bool("update", false, "rewrite golden output in testdata/script")
 
+// simDir holds a servelab-sim built for the scripts (real processes).
+var simDir string
+
 func TestMain(m *testing.M) {
+	if os.Getenv("SERVELAB_SIM_DIR") == "" {
+		dir, err := os.MkdirTemp("", "servelab-sim-")
+		if err != nil {
+			panic(err)
+		}
+		if out, err := exec.Command("go", "build", "-o", filepath.Join(dir, "servelab-sim"), "servelab.dev/cmd/servelab-sim").CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "building servelab-sim: %v\n%s", err, out)
+			os.Exit(1)
+		}
+		os.Setenv("SERVELAB_SIM_DIR", dir)
+		defer os.RemoveAll(dir)
+	}
+	simDir = os.Getenv("SERVELAB_SIM_DIR")
 	testscript.Main(m, map[string]func(){
 		"servelab": func() { os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr)) },
 		// Stock cue, built from the pinned module: the same code as `cue`.
@@ -46,6 +63,8 @@ func TestScript(t *testing.T) {
 		},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("REPO", repo)
+			env.Setenv("PATH", simDir+string(os.PathListSeparator)+env.Getenv("PATH"))
+			env.Setenv("SERVELAB_SIM_DIR", simDir) // the script's commands re-enter TestMain
 			env.Setenv("CUE_REGISTRY", "none")
 			return nil
 		},

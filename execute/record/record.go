@@ -104,6 +104,15 @@ type Metrics struct {
 	TPOT        *Dist `json:"tpotMs,omitempty"`
 	ITL         *Dist `json:"itlMs,omitempty"`
 	ScheduleLag *Dist `json:"scheduleLagMs,omitempty"`
+	// ServiceLatency and ServiceTTFT are measured from the actual write
+	// of each request instead of its intended time (measured runs only):
+	// the gap to Latency and TTFT is time the request waited to be sent.
+	ServiceLatency *Dist `json:"serviceLatencyMs,omitempty"`
+	ServiceTTFT    *Dist `json:"serviceTtftMs,omitempty"`
+	// Late counts requests sent more than 1 ms after they were due.
+	Late int `json:"late,omitempty"`
+	// Warmup counts the warm-up requests sent before the measured ones.
+	Warmup int `json:"warmup,omitempty"`
 }
 
 // Dist summarises one latency distribution, in milliseconds.
@@ -239,7 +248,7 @@ func (m *Metrics) Check() error {
 			return fmt.Errorf("throughput or peak %v", *p)
 		}
 	}
-	for _, d := range []*Dist{m.Latency, m.TTFT, m.TPOT, m.ITL, m.ScheduleLag} {
+	for _, d := range []*Dist{m.Latency, m.TTFT, m.TPOT, m.ITL, m.ScheduleLag, m.ServiceLatency, m.ServiceTTFT} {
 		if d == nil {
 			continue
 		}

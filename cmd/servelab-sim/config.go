@@ -1,0 +1,221 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// config is what the command line and environment say.
+type config struct {
+	Kind, Model, Host string
+	Port              int
+	Slots             int
+	SpecTokens        int // drafted tokens per step
+	FP8               bool
+	PrefixCache       bool
+	Step, PerSeq      time.Duration
+	Prefill           time.Duration // per prompt token
+	Faults            faults
+	Flags             map[string]string
+}
+
+type faults struct {
+	Crash, Unhealthy    bool
+	SlowStart           time.Duration
+	HTTP500, Cut, Stall float64
+}
+
+// switches are the engine flags that take no value.
+var switches = map[string]bool{
+	"enable-prefix-caching": true, "no-enable-prefix-caching": true, "language-model-only": true,
+	"enable-torch-compile": true, "disable-radix-cache": true, "enforce-eager": true,
+	"trust-remote-code": true, "disable-cuda-graph": true, "enable-mixed-chunk": true, "async-scheduling": true,
+}
+
+func parseArgs(args []string, env func(string) string) (*config, error) {
+	c := &config{Host: "127.0.0.1", Port: 8000, Step: 6 * time.Millisecond, PerSeq: 50 * time.Microsecond,
+		Prefill: 20 * time.Microsecond, Flags: map[string]string{}}
+	rest, err := c.engine(args)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.flags(rest); err != nil {
+		return nil, err
+	}
+	if err := c.apply(); err != nil {
+		return nil, err
+	}
+	if c.Model == "" {
+		return nil, fmt.Errorf("no model in %q", strings.Join(args, " "))
+	}
+	if err := c.timing(env("SERVELAB_SIM_TIMING")); err != nil {
+		return nil, err
+	}
+	return c, c.faults(env("SERVELAB_SIM_FAULT"))
+}
+
+// engine recognises the launch words of each engine kind.
+func (c *config) engine(args []string) ([]string, error) {
+	switch {
+	case len(args) >= 3 && args[0] == "vllm" && args[1] == "serve":
+		c.Kind, c.Model = "vllm", args[2]
+		c.PrefixCache = true // vLLM V1 caches prefixes by default
+		return args[3:], nil
+	case len(args) >= 3 && args[0] == "python3" && args[1] == "-m" && args[2] == "sglang.launch_server":
+		c.Kind, c.PrefixCache = "sglang", true
+		return args[3:], nil
+	case len(args) >= 2 && args[0] == "trtllm-serve":
+		c.Kind, c.Model = "trtllm", args[1]
+		return args[2:], nil
+	case len(args) >= 1 && !strings.HasPrefix(args[0], "-"):
+		c.Kind, c.Model = "custom", args[0]
+		return args[1:], nil
+	}
+	return nil, fmt.Errorf("want `vllm serve MODEL`, `python3 -m sglang.launch_server --model-path MODEL`, `trtllm-serve MODEL` or `MODEL`, got %q", strings.Join(args, " "))
+}
+
+// flags reads --k=v, --k v and switches, normalising _ to -.
+func (c *config) flags(args []string) error {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !strings.HasPrefix(a, "-") {
+			return fmt.Errorf("unexpected argument %q", a)
+		}
+		name, v, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		name = strings.ReplaceAll(name, "_", "-") // TensorRT-LLM spells flags with _
+		if hasValue {
+			c.Flags[name] = v
+			continue
+		}
+		if switches[name] || strings.HasPrefix(name, "O") || i+1 == len(args) || strings.HasPrefix(args[i+1], "--") {
+			c.Flags[name] = "true"
+			continue
+		}
+		c.Flags[name] = args[i+1]
+		i++
+	}
+	return nil
+}
+
+// apply reads the flags that change the timing model.
+func (c *config) apply() error {
+	f := c.Flags
+	if v, ok := f["model-path"]; ok {
+		c.Model = v
+	}
+	if v, ok := f["model"]; ok && c.Model == "" {
+		c.Model = v
+	}
+	var err error
+	if c.Port, err = intFlag(f, c.Port, "port"); err != nil {
+		return err
+	}
+	if h, ok := f["host"]; ok {
+		c.Host = h
+	}
+	if c.Slots, err = intFlag(f, 256, "max-num-seqs", "max-running-requests", "max-batch-size"); err != nil {
+		return err
+	}
+	c.FP8 = strings.Contains(strings.ToUpper(c.Model), "FP8") || f["quantization"] == "fp8"
+	switch {
+	case f["enable-prefix-caching"] == "true":
+		c.PrefixCache = true
+	case f["no-enable-prefix-caching"] == "true", f["disable-radix-cache"] == "true":
+		c.PrefixCache = false
+	}
+	return c.speculative()
+}
+
+func (c *config) speculative() error {
+	if js, ok := c.Flags["speculative-config"]; ok {
+		var sc struct {
+			N int `json:"num_speculative_tokens"`
+		}
+		if err := json.Unmarshal([]byte(js), &sc); err != nil {
+			return fmt.Errorf("--speculative-config: %v", err)
+		}
+		c.SpecTokens = max(1, sc.N)
+	}
+	if _, ok := c.Flags["speculative-algorithm"]; ok {
+		n, err := intFlag(c.Flags, 4, "speculative-num-draft-tokens", "speculative-num-steps")
+		if err != nil {
+			return err
+		}
+		c.SpecTokens = n
+	}
+	return nil
+}
+
+func intFlag(f map[string]string, def int, names ...string) (int, error) {
+	for _, n := range names {
+		if v, ok := f[n]; ok {
+			x, err := strconv.Atoi(v)
+			if err != nil || x <= 0 {
+				return 0, fmt.Errorf("--%s %q: want a positive integer", n, v)
+			}
+			return x, nil
+		}
+	}
+	return def, nil
+}
+
+func (c *config) timing(spec string) error {
+	for _, kv := range fields(spec) {
+		k, v, _ := strings.Cut(kv, "=")
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return fmt.Errorf("SERVELAB_SIM_TIMING %s: %v", kv, err)
+		}
+		switch k {
+		case "step":
+			c.Step = d
+		case "per-seq":
+			c.PerSeq = d
+		case "prefill":
+			c.Prefill = d
+		default:
+			return fmt.Errorf("SERVELAB_SIM_TIMING: unknown %q (want step, per-seq, prefill)", k)
+		}
+	}
+	return nil
+}
+
+func (c *config) faults(spec string) error {
+	for _, kv := range fields(spec) {
+		k, v, _ := strings.Cut(kv, "=")
+		var err error
+		switch k {
+		case "crash":
+			c.Faults.Crash = true
+		case "unhealthy":
+			c.Faults.Unhealthy = true
+		case "slow-start":
+			c.Faults.SlowStart, err = time.ParseDuration(v)
+		case "http500":
+			c.Faults.HTTP500, err = strconv.ParseFloat(v, 64)
+		case "cut":
+			c.Faults.Cut, err = strconv.ParseFloat(v, 64)
+		case "stall":
+			c.Faults.Stall, err = strconv.ParseFloat(v, 64)
+		default:
+			return fmt.Errorf("SERVELAB_SIM_FAULT: unknown fault %q", k)
+		}
+		if err != nil {
+			return fmt.Errorf("SERVELAB_SIM_FAULT %s: %v", kv, err)
+		}
+	}
+	return nil
+}
+
+func fields(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"testing"
+
+	"servelab.dev/schema"
+	"servelab.dev/schema/plan"
+)
+
+type keep struct{}
+
+func (keep) Decide(st schema.Step, _ plan.Candidate, _ []plan.Candidate) (int, bool) {
+	if st.IsSelect() {
+		return 0, true
+	}
+	return 0, true // adopt the first variant: every later step sees one more flag
+}
+
+// The simulator takes the command line of every trial of the seed
+// studies, with the port servelab appends.
+func TestAcceptsSeedCommands(t *testing.T) {
+	l, err := schema.NewLoader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"../../studies/qwen3.5-9b-h100-latency.cue", "../../studies/qwen3-8b-h100-latency.cue"} {
+		s, err := l.LoadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := plan.New(s, plan.Options{Decider: keep{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tr := range p.Trials {
+			if tr.Argv == nil {
+				continue
+			}
+			c, err := parseArgs(append(tr.Argv, "--port", "8123"), func(string) string { return "" })
+			if err != nil {
+				t.Errorf("%s/%s: %v", tr.Step, tr.Variant, err)
+				continue
+			}
+			if c.Port != 8123 || c.Model == "" || c.Kind != tr.Kind {
+				t.Errorf("%s/%s: port %d model %q kind %s", tr.Step, tr.Variant, c.Port, c.Model, c.Kind)
+			}
+		}
+	}
+}
+
+func TestFlagEffectsParsed(t *testing.T) {
+	c, err := parseArgs([]string{"python3", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen3-8B-FP8",
+		"--speculative-algorithm", "EAGLE3", "--speculative-num-draft-tokens", "16", "--max-running-requests", "8", "--disable-radix-cache"}, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.FP8 || c.SpecTokens != 16 || c.Slots != 8 || c.PrefixCache {
+		t.Errorf("%+v", c)
+	}
+	c, _ = parseArgs([]string{"vllm", "serve", "m", `--speculative-config={"method":"mtp","num_speculative_tokens":1}`, "--no-enable-prefix-caching"}, func(string) string { return "" })
+	if c.SpecTokens != 1 || c.PrefixCache {
+		t.Errorf("%+v", c)
+	}
+	if _, err := parseArgs([]string{"vllm", "serve", "m", "--max-num-seqs", "x"}, func(string) string { return "" }); err == nil {
+		t.Error("bad --max-num-seqs accepted")
+	}
+	if _, err := parseArgs([]string{"vllm", "serve", "m"}, func(k string) string {
+		if k == "SERVELAB_SIM_FAULT" {
+			return "explode"
+		}
+		return ""
+	}); err == nil {
+		t.Error("unknown fault accepted")
+	}
+}
+
+// Prefix caching skips the prompt blocks prefilled before.
+func TestPrefixCache(t *testing.T) {
+	words := make([]string, 40)
+	for i := range words {
+		words[i] = "w"
+	}
+	on := newEngine(&config{PrefixCache: true})
+	if a, b := on.uncached(words), on.uncached(words); a != 40 || b != 8 {
+		t.Errorf("with cache: %d then %d, want 40 then 8 (two 16-token blocks cached)", a, b)
+	}
+	off := newEngine(&config{})
+	if a, b := off.uncached(words), off.uncached(words); a != 40 || b != 40 {
+		t.Errorf("without cache: %d then %d", a, b)
+	}
+}

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"hash/fnv"
+	"runtime"
+	"sync"
+	"time"
+)
+
+// seq is one request inside the simulated engine.
+type seq struct {
+	prompt    []string
+	maxTokens int
+	emitted   int
+	started   bool
+	out       chan int // tokens per emitted chunk; closed when done
+	cancel    chan struct{}
+}
+
+// engine runs the continuous-batching loop: admit waiting sequences up
+// to the slot limit, run one step, hand each running sequence its tokens.
+type engine struct {
+	cfg     *config
+	mu      sync.Mutex
+	waiting []*seq
+	running []*seq
+	wake    chan struct{}
+	seen    map[uint64]bool // prompt prefixes already prefilled
+	peak    int             // most sequences ever running at once
+}
+
+func newEngine(c *config) *engine {
+	return &engine{cfg: c, wake: make(chan struct{}, 1), seen: map[uint64]bool{}}
+}
+
+func (e *engine) submit(s *seq) {
+	e.mu.Lock()
+	e.waiting = append(e.waiting, s)
+	e.mu.Unlock()
+	select {
+	case e.wake <- struct{}{}:
+	default:
+	}
+}
+
+// loop runs steps back to back on an absolute clock, so the timer's
+// lateness does not add up over steps: a model step of 6 ms takes 6 ms
+// on average, not 6 ms plus the sleep's overshoot.
+func (e *engine) loop() {
+	var next time.Time
+	for {
+		prefill := e.admit()
+		e.mu.Lock()
+		n := len(e.running)
+		e.mu.Unlock()
+		if n == 0 {
+			<-e.wake
+			next = time.Time{}
+			continue
+		}
+		now := time.Now()
+		if next.Before(now.Add(-e.cfg.Step)) {
+			next = now // idle or far behind: start afresh rather than burst
+		}
+		next = next.Add(e.stepTime(n, prefill))
+		sleepUntil(next)
+		e.emit()
+	}
+}
+
+// sleepUntil sleeps most of the way and spins the last half millisecond.
+func sleepUntil(t time.Time) {
+	if d := time.Until(t) - 500*time.Microsecond; d > 0 {
+		time.Sleep(d)
+	}
+	for time.Now().Before(t) {
+		runtime.Gosched()
+	}
+}
+
+// admit moves waiting sequences into free slots and returns how many
+// prompt tokens need prefilling this step.
+func (e *engine) admit() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	tokens := 0
+	for len(e.waiting) > 0 && len(e.running) < e.cfg.Slots {
+		s := e.waiting[0]
+		e.waiting = e.waiting[1:]
+		tokens += e.uncached(s.prompt)
+		e.running = append(e.running, s)
+	}
+	e.peak = max(e.peak, len(e.running))
+	return tokens
+}
+
+// uncached counts the prompt tokens after the longest prefix (in blocks
+// of 16 tokens) prefilled before, when prefix caching is on.
+func (e *engine) uncached(prompt []string) int {
+	if !e.cfg.PrefixCache {
+		return len(prompt)
+	}
+	h := fnv.New64a()
+	cached := 0
+	for i := 0; i+16 <= len(prompt); i += 16 {
+		for _, w := range prompt[i : i+16] {
+			h.Write([]byte(w))
+			h.Write([]byte{0})
+		}
+		k := h.Sum64()
+		if e.seen[k] && cached == i {
+			cached = i + 16
+		}
+		e.seen[k] = true
+	}
+	return len(prompt) - cached
+}
+
+func (e *engine) stepTime(running, prefill int) time.Duration {
+	c := e.cfg
+	d := c.Step + time.Duration(running)*c.PerSeq
+	if c.FP8 {
+		d = d * 7 / 10
+	}
+	if c.SpecTokens > 0 {
+		d = d * 115 / 100 // drafting and verifying cost a little per step
+	}
+	return d + time.Duration(prefill)*c.Prefill
+}
+
+// tokensPerStep is 1, plus the accepted share of drafted tokens.
+func (e *engine) tokensPerStep() int { return 1 + e.cfg.SpecTokens*6/10 }
+
+func (e *engine) emit() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	keep := e.running[:0]
+	for _, s := range e.running {
+		select {
+		case <-s.cancel:
+			close(s.out)
+			continue
+		default:
+		}
+		n := e.tokensPerStep()
+		if !s.started {
+			n, s.started = 1, true
+		}
+		n = min(n, s.maxTokens-s.emitted)
+		s.emitted += n
+		s.out <- n
+		if s.emitted >= s.maxTokens {
+			close(s.out)
+			continue
+		}
+		keep = append(keep, s)
+	}
+	e.running = keep
+}

@@ -1,0 +1,220 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+type server struct {
+	cfg     *config
+	eng     *engine
+	ready   atomic.Bool
+	counter atomic.Int64
+}
+
+func serve(c *config) error {
+	if c.Faults.Crash {
+		// What a real engine prints before dying, so the launcher's log
+		// tail has something to show.
+		fmt.Fprintln(os.Stderr, "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB (simulated crash)")
+		os.Exit(3)
+	}
+	s := &server{cfg: c, eng: newEngine(c)}
+	go s.eng.loop()
+	ln, err := net.Listen("tcp", net.JoinHostPort(c.Host, strconv.Itoa(c.Port)))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "servelab-sim: %s %s on http://%s (slots %d, speculative %d, fp8 %v, prefix cache %v)\n",
+		c.Kind, c.Model, ln.Addr(), c.Slots, c.SpecTokens, c.FP8, c.PrefixCache)
+	go func() {
+		time.Sleep(c.Faults.SlowStart)
+		s.ready.Store(!c.Faults.Unhealthy)
+	}()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/health", s.health)
+	mux.HandleFunc("/v1/models", s.models)
+	mux.HandleFunc("/metrics", s.metrics)
+	mux.HandleFunc("/tokenize", s.tokenize)
+	mux.HandleFunc("/v1/completions", s.complete)
+	mux.HandleFunc("/v1/chat/completions", s.complete)
+	return http.Serve(ln, mux)
+}
+
+func (s *server) health(w http.ResponseWriter, _ *http.Request) {
+	if !s.ready.Load() {
+		http.Error(w, "starting", http.StatusServiceUnavailable)
+		return
+	}
+	w.WriteHeader(http.StatusOK)
+}
+
+func (s *server) models(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, map[string]any{"object": "list", "data": []map[string]any{{"id": s.cfg.Model, "object": "model", "owned_by": "servelab-sim"}}})
+}
+
+// metrics exposes the simulator's own counters for tests.
+func (s *server) metrics(w http.ResponseWriter, _ *http.Request) {
+	s.eng.mu.Lock()
+	peak := s.eng.peak
+	s.eng.mu.Unlock()
+	fmt.Fprintf(w, "servelab_sim_peak_running %d\nservelab_sim_requests_total %d\n", peak, s.counter.Load())
+}
+
+// tokens is the simulator's tokenizer: whitespace-separated words.
+func tokens(text string) []string { return strings.Fields(text) }
+
+func (s *server) tokenize(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Prompt string `json:"prompt"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	t := tokens(req.Prompt)
+	ids := make([]int, len(t))
+	for i := range ids {
+		ids[i] = i + 1
+	}
+	writeJSON(w, map[string]any{"count": len(t), "tokens": ids, "max_model_len": 32768})
+}
+
+// request is the part of a completion request the simulator reads.
+type request struct {
+	Model     string            `json:"model"`
+	Prompt    json.RawMessage   `json:"prompt"`
+	Messages  []json.RawMessage `json:"messages"`
+	MaxTokens int               `json:"max_tokens"`
+	Stream    bool              `json:"stream"`
+	Options   *struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+}
+
+func (r *request) prompt() []string {
+	var text string
+	if json.Unmarshal(r.Prompt, &text) == nil {
+		return tokens(text)
+	}
+	var ids []int
+	if json.Unmarshal(r.Prompt, &ids) == nil {
+		out := make([]string, len(ids))
+		for i, id := range ids {
+			out[i] = strconv.Itoa(id)
+		}
+		return out
+	}
+	var words []string
+	for _, m := range r.Messages {
+		var msg struct {
+			Content string `json:"content"`
+		}
+		json.Unmarshal(m, &msg)
+		words = append(words, tokens(msg.Content)...)
+	}
+	return words
+}
+
+// hit decides deterministically whether request n has a fault that
+// strikes a fraction f of requests.
+func hit(n int64, f float64) bool {
+	return f > 0 && int64(float64(n+1)*f) > int64(float64(n)*f)
+}
+
+func (s *server) complete(w http.ResponseWriter, r *http.Request) {
+	n := s.counter.Add(1) - 1
+	var req request
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		http.Error(w, `{"error":{"message":"bad request: `+err.Error()+`"}}`, http.StatusBadRequest)
+		return
+	}
+	switch {
+	case !s.ready.Load():
+		http.Error(w, "engine not ready", http.StatusServiceUnavailable)
+		return
+	case hit(n, s.cfg.Faults.HTTP500):
+		http.Error(w, `{"error":{"message":"simulated internal error"}}`, http.StatusInternalServerError)
+		return
+	case req.Model != s.cfg.Model:
+		http.Error(w, `{"error":{"message":"model `+req.Model+` does not exist"}}`, http.StatusNotFound)
+		return
+	}
+	s.stream(w, r, &req, n)
+}
+
+func (s *server) stream(w http.ResponseWriter, r *http.Request, req *request, n int64) {
+	prompt := req.prompt()
+	max := req.MaxTokens
+	if max <= 0 {
+		max = 16
+	}
+	sq := &seq{prompt: prompt, maxTokens: max, out: make(chan int, max+1), cancel: make(chan struct{})}
+	defer close(sq.cancel)
+	s.eng.submit(sq)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	fl, _ := w.(http.Flusher)
+	chat := strings.HasSuffix(r.URL.Path, "/chat/completions")
+	id := "cmpl-sim-" + strconv.FormatInt(n, 10)
+	if chat {
+		writeEvent(w, fl, chunk(id, s.cfg.Model, chat, "", true))
+	}
+	sent := 0
+	for k := range sq.out {
+		sent += k
+		switch {
+		case hit(n, s.cfg.Faults.Cut) && sent > max/2:
+			panic(http.ErrAbortHandler) // drop the connection mid-stream
+		case hit(n, s.cfg.Faults.Stall) && sent > max/2:
+			<-r.Context().Done()
+			return
+		}
+		writeEvent(w, fl, chunk(id, s.cfg.Model, chat, strings.Repeat("tok ", k), false))
+	}
+	if req.Options != nil && req.Options.IncludeUsage {
+		u := map[string]any{"id": id, "object": "chat.completion.chunk", "model": s.cfg.Model, "choices": []any{},
+			"usage": map[string]int{"prompt_tokens": len(prompt), "completion_tokens": sent, "total_tokens": len(prompt) + sent}}
+		b, _ := json.Marshal(u)
+		writeEvent(w, fl, b)
+	}
+	writeEvent(w, fl, []byte("[DONE]"))
+}
+
+func chunk(id, model string, chat bool, text string, role bool) []byte {
+	var c map[string]any
+	if chat {
+		delta := map[string]any{"content": text}
+		if role {
+			delta["role"] = "assistant"
+		}
+		c = map[string]any{"id": id, "object": "chat.completion.chunk", "model": model,
+			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": nil}}}
+	} else {
+		c = map[string]any{"id": id, "object": "text_completion", "model": model,
+			"choices": []any{map[string]any{"index": 0, "text": text, "finish_reason": nil}}}
+	}
+	b, _ := json.Marshal(c)
+	return b
+}
+
+func writeEvent(w http.ResponseWriter, fl http.Flusher, data []byte) {
+	w.Write([]byte("data: "))
+	w.Write(data)
+	w.Write([]byte("\n\n"))
+	if fl != nil {
+		fl.Flush()
+	}
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(v)
+}

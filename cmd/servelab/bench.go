@@ -1,0 +1,188 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"servelab.dev/execute/dataset"
+	"servelab.dev/execute/host"
+	"servelab.dev/execute/load"
+	"servelab.dev/execute/record"
+	"servelab.dev/render/report"
+	"servelab.dev/schema"
+	"servelab.dev/schema/plan"
+)
+
+type benchFlags struct {
+	target, model, api, kind, data, random, out string
+	rate, burst                                 float64
+	conc, requests, warmup                      int
+	seed                                        uint64
+	timeout, maxDur, wait                       time.Duration
+	ignoreEOS                                   bool
+}
+
+func runBench(e *env, args []string) error {
+	fs := newFlags(e, "bench", "--target URL --model NAME [--kind constant|poisson|concurrency] [--rate R | --concurrency N] [--dataset FILE | --random IN,OUT] [-o record.json]")
+	var b benchFlags
+	fs.StringVar(&b.target, "target", "", "base URL of the OpenAI-compatible server")
+	fs.StringVar(&b.model, "model", "", "model name the server serves")
+	fs.StringVar(&b.api, "api", "chat", "chat (/v1/chat/completions) or completions (/v1/completions)")
+	fs.StringVar(&b.kind, "kind", "constant", "constant, poisson or concurrency")
+	fs.Float64Var(&b.rate, "rate", 1, "requests per second (constant, poisson)")
+	fs.Float64Var(&b.burst, "burstiness", 1, "gamma shape of poisson gaps (1 = Poisson)")
+	fs.IntVar(&b.conc, "concurrency", 0, "slots (concurrency) or a cap (rate profiles)")
+	fs.IntVar(&b.requests, "requests", 100, "measured requests")
+	fs.IntVar(&b.warmup, "warmup", 0, "warm-up requests before the measured ones")
+	fs.Uint64Var(&b.seed, "seed", 0, "seed of the schedule and of the dataset shuffle")
+	fs.StringVar(&b.data, "dataset", "", "ShareGPT file")
+	fs.StringVar(&b.random, "random", "", "random token-id prompts: INPUT,OUTPUT lengths (uses /v1/completions)")
+	fs.DurationVar(&b.timeout, "timeout", 10*time.Minute, "per-request timeout")
+	fs.DurationVar(&b.maxDur, "max-duration", 0, "cap on the whole run (0: none)")
+	fs.BoolVar(&b.ignoreEOS, "ignore-eos", false, "ask the server to produce exactly the output budget")
+	fs.StringVar(&b.out, "o", "", "write the record (and its samples beside it) to this file")
+	fs.DurationVar(&b.wait, "wait", 0, "wait this long for the target's /health before starting")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 || b.target == "" || b.model == "" || (b.data == "") == (b.random == "") {
+		return usagef("want --target, --model and one of --dataset or --random")
+	}
+	return bench(e, b)
+}
+
+func bench(e *env, b benchFlags) error {
+	if err := waitHealthy(b.target, b.wait); err != nil {
+		return err
+	}
+	set, ds, err := benchPrompts(b)
+	if err != nil {
+		return err
+	}
+	l := load.Load{Kind: b.kind, Rate: b.rate, Burstiness: b.burst, Concurrency: b.conc, Requests: b.requests,
+		Warmup: b.warmup, Seed: b.seed, Timeout: b.timeout, MaxDuration: b.maxDur, IgnoreEOS: b.ignoreEOS}
+	if b.kind == "concurrency" && b.conc <= 0 {
+		return usagef("--kind concurrency needs --concurrency N")
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	began := time.Now().UTC()
+	samples, err := load.Run(ctx, load.Target{URL: b.target, Model: b.model, API: b.api}, l, set.Prompts)
+	if err != nil {
+		return err
+	}
+	r := benchRecord(b, ds, began, samples)
+	if set.Estimated {
+		r.Notes = append(r.Notes, "prompt and output lengths estimated from characters: the server has no /tokenize")
+	}
+	fmt.Fprint(e.stdout, report.Block(r.Trial, r.Metrics, nil))
+	for _, why := range r.Metrics.FailReasons {
+		fmt.Fprintf(e.stdout, "failed: %s\n", why)
+	}
+	if b.out == "" {
+		return nil
+	}
+	return writeBenchRecord(b.out, r, samples)
+}
+
+func benchPrompts(b benchFlags) (dataset.Set, plan.DatasetSpec, error) {
+	n := b.requests + b.warmup
+	if b.random != "" {
+		in, out, ok := strings.Cut(b.random, ",")
+		il, err1 := strconv.Atoi(in)
+		ol, err2 := strconv.Atoi(out)
+		if !ok || err1 != nil || err2 != nil || il <= 0 || ol <= 0 {
+			return dataset.Set{}, plan.DatasetSpec{}, usagef("--random %q: want INPUT,OUTPUT token counts", b.random)
+		}
+		return dataset.Random(il, ol, 0, 0, n, b.seed), plan.DatasetSpec{Name: "random", InputLen: il, OutputLen: ol}, nil
+	}
+	set, err := dataset.ShareGPT(b.data, "", n, b.seed, dataset.EngineTokenizer(b.target, b.model))
+	return set, plan.DatasetSpec{Name: "sharegpt", File: filepath.Base(b.data)}, err
+}
+
+func benchRecord(b benchFlags, ds plan.DatasetSpec, began time.Time, samples []record.Sample) *record.Record {
+	api := b.api
+	if b.random != "" {
+		api = "completions"
+	}
+	spec := plan.Spec{Schema: schema.Version, Engine: plan.EngineSpec{Kind: "external"}, Model: plan.ModelSpec{ID: b.model},
+		Argv: []string{b.target}, Hardware: plan.HardwareSpec{GPU: "unknown", Count: 1},
+		Profile: plan.ProfileSpec{Kind: b.kind, Requests: b.requests, Rate: rateOf(b), Burstiness: burstOf(b), Concurrency: b.conc},
+		Benchmark: plan.BenchmarkSpec{Client: "builtin", ClientVersion: version, Dataset: ds, API: api, Seed: int(b.seed),
+			Warmup: b.warmup, Timeout: b.timeout.Seconds(), IgnoreEOS: b.ignoreEOS}}
+	prov := record.Provenance{Kind: record.Measured, Host: host.Name(), Start: began.Format(time.RFC3339),
+		End: time.Now().UTC().Format(time.RFC3339), Servelab: version}
+	if g := host.GPUs(); len(g) > 0 {
+		prov.GPU, prov.Driver, prov.GPUMemoryMiB = g[0].Name, g[0].Driver, g[0].MemoryMiB
+		spec.Hardware.GPU = g[0].Name
+	}
+	m := load.Summarize(samples)
+	r := &record.Record{Format: record.Format, Key: spec.Key(), Trial: spec, Provenance: prov, Status: "ok", Metrics: m}
+	if m.Completed == 0 {
+		r.Status, r.Reason = "failed", "no request completed: "+strings.Join(m.FailReasons, "; ")
+	}
+	return r
+}
+
+func rateOf(b benchFlags) float64 {
+	if b.kind == "concurrency" {
+		return 0
+	}
+	return b.rate
+}
+
+func burstOf(b benchFlags) float64 {
+	if b.kind == "poisson" {
+		return b.burst
+	}
+	return 0
+}
+
+func writeBenchRecord(path string, r *record.Record, samples []record.Sample) error {
+	side, err := record.EncodeSamples(samples)
+	if err != nil {
+		return err
+	}
+	r.Samples = filepath.Base(strings.TrimSuffix(path, ".json")) + ".samples.jsonl.gz"
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	if err := writeAtomic(filepath.Join(filepath.Dir(path), r.Samples), side); err != nil {
+		return err
+	}
+	data, err := record.Encode(r)
+	if err != nil {
+		return err
+	}
+	return writeAtomic(path, data)
+}
+
+// waitHealthy polls the target's /health until it answers 200.
+func waitHealthy(target string, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	deadline := time.Now().Add(d)
+	url := strings.TrimRight(target, "/") + "/health"
+	for {
+		resp, err := http.Get(url)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s not healthy after %s", url, d)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

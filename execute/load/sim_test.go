@@ -1,0 +1,227 @@
+package load
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"math"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+var simBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "servelab-sim-")
+	if err != nil {
+		panic(err)
+	}
+	simBin = filepath.Join(dir, "servelab-sim")
+	if out, err := exec.Command("go", "build", "-o", simBin, "servelab.dev/cmd/servelab-sim").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building servelab-sim: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func freePort(t *testing.T) int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// startSim runs servelab-sim as a real process and waits for /health.
+func startSim(t *testing.T, env []string, args ...string) string {
+	t.Helper()
+	port := freePort(t)
+	cmd := exec.Command(simBin, append(args, "--port", fmt.Sprint(port))...)
+	cmd.Env = append(os.Environ(), env...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	url := fmt.Sprintf("http://127.0.0.1:%d", port)
+	for i := 0; i < 200; i++ {
+		if r, err := http.Get(url + "/health"); err == nil {
+			r.Body.Close()
+			if r.StatusCode == 200 {
+				return url
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("servelab-sim never became healthy")
+	return ""
+}
+
+func prompts(n, in, out int) []Prompt {
+	ps := make([]Prompt, n)
+	for i := range ps {
+		ps[i] = Prompt{Text: strings.Repeat("w ", in), MaxTokens: out}
+	}
+	return ps
+}
+
+func simMetric(t *testing.T, url, name string) int {
+	r, err := http.Get(url + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Body.Close()
+	sc := bufio.NewScanner(r.Body)
+	for sc.Scan() {
+		var v int
+		if _, err := fmt.Sscanf(sc.Text(), name+" %d", &v); err == nil {
+			return v
+		}
+	}
+	t.Fatalf("no %s", name)
+	return 0
+}
+
+// With a fixed timing model (6 ms steps, no per-sequence or prefill
+// cost) one request at a time sees TPOT = ITL = 6 ms and TTFT of about
+// one step; the tolerances allow for the sleep's granularity.
+func TestTimingMatchesModel(t *testing.T) {
+	url := startSim(t, []string{"SERVELAB_SIM_TIMING=step=6ms,per-seq=0s,prefill=0s"}, "vllm", "serve", "m/m")
+	samples, err := Run(context.Background(), Target{URL: url, Model: "m/m", API: "chat"},
+		Load{Kind: "concurrency", Concurrency: 1, Requests: 12, Warmup: 2}, prompts(4, 50, 30))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := Summarize(samples)
+	if m.Completed != 12 || m.Warmup != 2 || m.OutputTokens != 12*30 {
+		t.Fatalf("%d completed, %d warm-up, %d tokens: %v", m.Completed, m.Warmup, m.OutputTokens, m.FailReasons)
+	}
+	within(t, "mean TPOT", *m.TPOT.Mean, 6, 0.03)
+	within(t, "median ITL", *m.ITL.Median, 6, 0.05)
+	if ttft := *m.TTFT.Median; ttft < 3 || ttft > 16 {
+		t.Errorf("median TTFT %.2f ms, want about one 6 ms step (3..16)", ttft)
+	}
+}
+
+func within(t *testing.T, name string, got, want, rel float64) {
+	t.Helper()
+	if math.Abs(got-want) > rel*want {
+		t.Errorf("%s = %.3f, want %.3f ± %.0f %%", name, got, want, rel*100)
+	}
+}
+
+// A concurrency profile never has more requests in flight than slots,
+// as the client measures it and as the engine saw it.
+func TestConcurrencyNeverExceedsSlots(t *testing.T) {
+	url := startSim(t, nil, "python3", "-m", "sglang.launch_server", "--model-path", "m/m")
+	samples, _ := Run(context.Background(), Target{URL: url, Model: "m/m", API: "chat"},
+		Load{Kind: "concurrency", Concurrency: 3, Requests: 30}, prompts(5, 20, 30))
+	m := Summarize(samples)
+	if m.Completed != 30 || *m.PeakConcurrency != 3 {
+		t.Errorf("%d completed, client peak %v (want 3)", m.Completed, *m.PeakConcurrency)
+	}
+	if p := simMetric(t, url, "servelab_sim_peak_running"); p > 3 {
+		t.Errorf("engine saw %d running", p)
+	}
+}
+
+// A constant profile at 200 req/s sends on schedule: the achieved rate
+// of sends is within 0.5 % of 200.
+func TestConstantRateHoldsSchedule(t *testing.T) {
+	url := startSim(t, []string{"SERVELAB_SIM_TIMING=step=2ms,per-seq=0s,prefill=0s"}, "vllm", "serve", "m/m")
+	samples, _ := Run(context.Background(), Target{URL: url, Model: "m/m", API: "chat"},
+		Load{Kind: "constant", Rate: 200, Requests: 400}, prompts(8, 8, 4))
+	m := Summarize(samples)
+	first, last := math.Inf(1), math.Inf(-1)
+	for _, s := range samples {
+		first, last = math.Min(first, s.Sent), math.Max(last, s.Sent)
+	}
+	rate := float64(len(samples)-1) / (last - first)
+	within(t, "achieved send rate", rate, 200, 0.005)
+	if m.Completed != 400 {
+		t.Errorf("%d completed: %v", m.Completed, m.FailReasons)
+	}
+	t.Logf("achieved %.2f req/s, lag p50 %.3f ms p99 %.3f ms, %d late", rate, *m.ScheduleLag.P50, *m.ScheduleLag.P99, m.Late)
+}
+
+// Faults of the engine become failed requests with reasons; the run
+// still finishes and says how many failed and why.
+func TestEngineFaults(t *testing.T) {
+	cases := []struct {
+		fault, want string
+	}{
+		{"http500=0.25", "HTTP 500"},
+		{"cut=0.25", "stream cut mid-response"},
+		{"stall=0.25", "timed out while streaming"},
+	}
+	for _, c := range cases {
+		url := startSim(t, []string{"SERVELAB_SIM_FAULT=" + c.fault}, "vllm", "serve", "m/m")
+		samples, _ := Run(context.Background(), Target{URL: url, Model: "m/m", API: "chat"},
+			Load{Kind: "concurrency", Concurrency: 4, Requests: 8, Timeout: 2 * time.Second}, prompts(2, 4, 20))
+		m := Summarize(samples)
+		if m.Failed != 2 || m.Completed != 6 || len(m.FailReasons) != 1 || !strings.Contains(m.FailReasons[0], c.want) {
+			t.Errorf("%s: %d failed, %d ok, reasons %v", c.fault, m.Failed, m.Completed, m.FailReasons)
+		}
+	}
+}
+
+// Targets that are not a working engine give failed requests with a
+// reason each.
+func TestBadTargets(t *testing.T) {
+	html := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, "<html>login</html>")
+	}))
+	defer html.Close()
+	garbage := sse(t, "data: {oops\n\n")
+	noUsage := sse(t, "data: {\"choices\":[{\"delta\":{\"content\":\"x\"}}]}\n\ndata: [DONE]\n\n")
+	cases := map[string]string{
+		fmt.Sprintf("http://127.0.0.1:%d", freePort(t)): "connect: ",
+		html.URL:    `response is "text/html", not an event stream`,
+		garbage.URL: "malformed chunk",
+		noUsage.URL: "stream ended without usage",
+	}
+	for url, want := range cases {
+		samples, _ := Run(context.Background(), Target{URL: url, Model: "m", API: "chat"},
+			Load{Kind: "concurrency", Concurrency: 1, Requests: 2, Timeout: 5 * time.Second}, prompts(1, 2, 2))
+		m := Summarize(samples)
+		if m.Failed != 2 || len(m.FailReasons) != 1 || !strings.Contains(m.FailReasons[0], want) {
+			t.Errorf("%s: %d failed, reasons %v, want %q", url, m.Failed, m.FailReasons, want)
+		}
+	}
+}
+
+func sse(t *testing.T, body string) *httptest.Server {
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, body)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Speculative decoding and FP8 change the timing the way the model says:
+// more tokens per step, shorter steps.
+func TestFlagEffects(t *testing.T) {
+	tpot := func(args ...string) float64 {
+		url := startSim(t, []string{"SERVELAB_SIM_TIMING=step=6ms,per-seq=0s,prefill=0s"}, args...)
+		s, _ := Run(context.Background(), Target{URL: url, Model: args[2], API: "chat"},
+			Load{Kind: "concurrency", Concurrency: 1, Requests: 6}, prompts(2, 10, 60))
+		return *Summarize(s).TPOT.Mean
+	}
+	base := tpot("vllm", "serve", "m/m")
+	spec := tpot("vllm", "serve", "m/m", `--speculative-config={"method":"mtp","num_speculative_tokens":2}`)
+	fp8 := tpot("vllm", "serve", "m/m-FP8")
+	// MTP with 2 drafted tokens: 1 + floor(2·0.6) = 2 tokens per 6.9 ms step.
+	within(t, "speculative TPOT", spec, 6.9/2, 0.05)
+	within(t, "FP8 TPOT", fp8, base*0.7, 0.05)
+}
