@@ -26,6 +26,7 @@ type faults struct {
 	Crash, Unhealthy    bool
 	SlowStart           time.Duration
 	HTTP500, Cut, Stall float64
+	ExitAfter           int // exit (as a crash) after this many requests
 }
 
 // switches are the engine flags that take no value.
@@ -200,6 +201,8 @@ func (c *config) faults(spec string) error {
 			c.Faults.Cut, err = strconv.ParseFloat(v, 64)
 		case "stall":
 			c.Faults.Stall, err = strconv.ParseFloat(v, 64)
+		case "exit-after":
+			c.Faults.ExitAfter, err = strconv.Atoi(v)
 		default:
 			return fmt.Errorf("SERVELAB_SIM_FAULT: unknown fault %q", k)
 		}

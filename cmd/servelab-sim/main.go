@@ -15,7 +15,8 @@
 // decoding (accepted = 60 % of the drafted tokens); FP8 weights make a
 // step 30 % shorter. SERVELAB_SIM_TIMING overrides the constants
 // ("step=6ms,per-seq=50us,prefill=20us"). SERVELAB_SIM_FAULT injects
-// faults: crash, unhealthy, slow-start=2s, http500=0.1, cut=0.1, stall=0.1.
+// faults: crash, unhealthy, slow-start=2s, http500=0.1, cut=0.1, stall=0.1,
+// exit-after=N (dies after N requests).
 package main
 
 import (

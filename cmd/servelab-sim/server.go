@@ -131,6 +131,10 @@ func hit(n int64, f float64) bool {
 
 func (s *server) complete(w http.ResponseWriter, r *http.Request) {
 	n := s.counter.Add(1) - 1
+	if x := s.cfg.Faults.ExitAfter; x > 0 && n >= int64(x) {
+		fmt.Fprintln(os.Stderr, "RuntimeError: CUDA error: an illegal memory access was encountered (simulated)")
+		os.Exit(4)
+	}
 	var req request
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 		http.Error(w, `{"error":{"message":"bad request: `+err.Error()+`"}}`, http.StatusBadRequest)

@@ -39,6 +39,7 @@ var commands = map[string]command{
 	"site":      {"build the static docs site of every study", runSite},
 	"bench":     {"drive one load profile against a running endpoint", runBench},
 	"calibrate": {"measure the benchmark client's headroom on this host", runCalibrate},
+	"run":       {"run a study's trials (on engines, or on servelab-sim with --simulate)", runRun},
 	"version":   {"print the version", runVersion},
 }
 

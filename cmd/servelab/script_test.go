@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	cuecmd "cuelang.org/go/cmd/cue/cmd"
@@ -53,6 +54,7 @@ func TestScript(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"damage":      damage,
 			"exists-glob": existsGlob,
+			"grep-glob":   grepGlob,
 		},
 		Condition: func(cond string) (bool, error) {
 			if cond == "echarts" {
@@ -94,5 +96,28 @@ func existsGlob(ts *testscript.TestScript, neg bool, args []string) {
 	files, _ := filepath.Glob(ts.MkAbs(args[0]))
 	if (len(files) > 0) == neg {
 		ts.Fatalf("exists-glob %s: %d files", args[0], len(files))
+	}
+}
+
+// grepGlob succeeds when some file matching the glob has a line matching
+// the regular expression (negated: no file has one).
+func grepGlob(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: grep-glob REGEXP GLOB")
+	}
+	re, err := regexp.Compile(args[0])
+	ts.Check(err)
+	files, _ := filepath.Glob(ts.MkAbs(args[1]))
+	found := false
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		ts.Check(err)
+		if re.Match(b) {
+			found = true
+			break
+		}
+	}
+	if found == neg {
+		ts.Fatalf("grep-glob %s %s: match %v in %d files", args[0], args[1], found, len(files))
 	}
 }

@@ -26,7 +26,19 @@ import (
 )
 
 // Store is a results folder.
-type Store struct{ Dir string }
+type Store struct {
+	Dir string
+	// WriteFile replaces the atomic write, for tests that inject a full
+	// disk; nil is the real thing.
+	WriteFile func(path string, data []byte) error
+}
+
+func (s *Store) write(path string, data []byte) error {
+	if s.WriteFile != nil {
+		return s.WriteFile(path, data)
+	}
+	return writeAtomic(path, data)
+}
 
 // Open returns the store in dir; the folder is created on first write.
 func Open(dir string) *Store { return &Store{Dir: dir} }
@@ -50,7 +62,7 @@ func (s *Store) PutWithSamples(r *record.Record, samples []record.Sample) (strin
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", false, err
 	}
-	if err := writeAtomic(filepath.Join(dir, r.Samples), data); err != nil {
+	if err := s.write(filepath.Join(dir, r.Samples), data); err != nil {
 		return "", false, err
 	}
 	return s.Put(r)
@@ -104,7 +116,7 @@ func (s *Store) Put(r *record.Record) (path string, added bool, err error) {
 		return "", false, err
 	}
 	path = filepath.Join(dir, RunName(data))
-	return path, true, writeAtomic(path, data)
+	return path, true, s.write(path, data)
 }
 
 func sameFigures(a, b *record.Record) bool {

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"servelab.dev/execute/runner"
+)
+
+func runRun(e *env, args []string) error {
+	fs := newFlags(e, "run", "STUDY.cue [--simulate] [--only STEP] [--max-trials N] [--force] [--gpus 0,1]")
+	o := runner.Options{Version: version, Progress: e.stderr}
+	fs.StringVar(&o.Results, "results", "results", "results folder")
+	fs.BoolVar(&o.Simulate, "simulate", false, "replace every engine by servelab-sim with the same arguments")
+	fs.StringVar(&o.SimPath, "sim", "", "servelab-sim binary (default: beside servelab, then PATH)")
+	fs.StringVar(&o.Only, "only", "", "run only this step's trials")
+	fs.IntVar(&o.MaxTrials, "max-trials", 0, "stop after this many trials")
+	fs.BoolVar(&o.Force, "force", false, "run trials again even when they have a record")
+	gpus := fs.String("gpus", "", "GPUs for the engines (CUDA_VISIBLE_DEVICES)")
+	fs.DurationVar(&o.HealthTimeout, "health-timeout", 20*time.Minute, "how long an engine may take to become healthy")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("want one study file, got %d arguments", len(pos))
+	}
+	if *gpus != "" {
+		o.GPUs = strings.Split(*gpus, ",")
+	}
+	if o.Simulate {
+		if o.SimPath, err = simBinary(o.SimPath); err != nil {
+			return err
+		}
+	}
+	s, err := loadStudy(pos[0])
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	began := time.Now()
+	sum, err := runner.Run(ctx, s, o)
+	fmt.Fprintf(e.stdout, "trials: %d run, %d cached, %d failed; launches: %d; GPU time: %s in benchmarks, %s launching, waiting for health and tearing down; %s in all\n",
+		sum.Run, sum.Cached, sum.Failed, sum.Launches, sum.Bench.Round(time.Millisecond), sum.Overhead.Round(time.Millisecond), time.Since(began).Round(time.Millisecond))
+	switch {
+	case err != nil:
+		return err
+	case sum.Decided:
+		fmt.Fprintln(e.stdout, "study decided: servelab analyze / render show the result")
+	case sum.Failed > 0:
+		return fmt.Errorf("study not decided: %d trials failed (their records say why; servelab analyze lists them)", sum.Failed)
+	default:
+		fmt.Fprintln(e.stdout, "study not decided yet: some trials were left out (--only, --max-trials)")
+	}
+	return nil
+}
+
+// simBinary finds servelab-sim: the flag, beside this binary, or PATH.
+func simBinary(flag string) (string, error) {
+	if flag != "" {
+		return filepath.Abs(flag)
+	}
+	if exe, err := os.Executable(); err == nil {
+		if p := filepath.Join(filepath.Dir(exe), "servelab-sim"); fileExists(p) {
+			return p, nil
+		}
+	}
+	if p, err := exec.LookPath("servelab-sim"); err == nil {
+		return p, nil
+	}
+	return "", fmt.Errorf("--simulate needs servelab-sim beside servelab or on PATH (make build builds both)")
+}

@@ -1,0 +1,213 @@
+// Package engine starts and stops inference engines: the trial's argv
+// run directly (never through a shell) in its own process group, on a
+// free loopback port, with its output in a log file; it waits for the
+// health endpoint while watching for an early exit, and tears the whole
+// group down with SIGTERM, then SIGKILL.
+package engine
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Spec is what to launch.
+type Spec struct {
+	Argv      []string
+	Env       map[string]string
+	FlagStyle string // "equals" (--port=N) or "space" (--port N)
+	HostFlag  string
+	PortFlag  string
+	Health    string // path, e.g. /health
+	GPUs      string // CUDA_VISIBLE_DEVICES, "" to leave it as is
+	Log       string // file the engine's output goes to
+}
+
+// Process is a running engine.
+type Process struct {
+	URL    string
+	cmd    *exec.Cmd
+	exited chan struct{}
+	err    error
+	log    string
+	// Launch, Health and Teardown are how long each phase took.
+	Launch, Health, Teardown time.Duration
+}
+
+// ErrExited means the engine stopped before it became healthy.
+var ErrExited = errors.New("engine exited")
+
+// Start launches s and waits up to timeout for it to become healthy.
+func Start(ctx context.Context, s Spec, timeout time.Duration) (*Process, error) {
+	began := time.Now()
+	port, err := FreePort()
+	if err != nil {
+		return nil, err
+	}
+	argv := append(append([]string(nil), s.Argv...), flag(s.FlagStyle, s.HostFlag, "127.0.0.1")...)
+	argv = append(argv, flag(s.FlagStyle, s.PortFlag, strconv.Itoa(port))...)
+	logf, err := os.Create(s.Log)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	cmd.Env = os.Environ()
+	for k, v := range s.Env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	if s.GPUs != "" {
+		cmd.Env = append(cmd.Env, "CUDA_VISIBLE_DEVICES="+s.GPUs)
+	}
+	if err := cmd.Start(); err != nil {
+		logf.Close()
+		return nil, fmt.Errorf("starting %s: %w", argv[0], err)
+	}
+	p := &Process{URL: fmt.Sprintf("http://127.0.0.1:%d", port), cmd: cmd, exited: make(chan struct{}), log: s.Log}
+	go func() { p.err = cmd.Wait(); logf.Close(); close(p.exited) }()
+	p.Launch = time.Since(began)
+	hb := time.Now()
+	err = p.waitHealthy(ctx, s.Health, timeout)
+	p.Health = time.Since(hb)
+	if err != nil {
+		p.Stop()
+		return p, err
+	}
+	return p, nil
+}
+
+func flag(style, name, value string) []string {
+	if style == "space" {
+		return []string{"--" + name, value}
+	}
+	return []string{"--" + name + "=" + value}
+}
+
+func (p *Process) waitHealthy(ctx context.Context, path string, timeout time.Duration) error {
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	c := &http.Client{Timeout: 2 * time.Second}
+	for {
+		select {
+		case <-p.exited:
+			return fmt.Errorf("%w before it became healthy (%v); log tail:\n%s", ErrExited, p.err, Tail(p.log, 12))
+		case <-deadline.C:
+			return fmt.Errorf("engine not healthy after %s; log tail:\n%s", timeout, Tail(p.log, 12))
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+			if resp, err := c.Get(p.URL + path); err == nil {
+				resp.Body.Close()
+				if resp.StatusCode == http.StatusOK {
+					return nil
+				}
+			}
+		}
+	}
+}
+
+// Exited reports whether the engine has stopped, and why.
+func (p *Process) Exited() (bool, error) {
+	select {
+	case <-p.exited:
+		return true, p.err
+	default:
+		return false, nil
+	}
+}
+
+// Pgid is the engine's process group, for the run's pid file.
+func (p *Process) Pgid() int { return p.cmd.Process.Pid }
+
+// Stop sends SIGTERM to the engine's process group and SIGKILL after a
+// grace period; it returns once the engine has exited.
+func (p *Process) Stop() {
+	began := time.Now()
+	defer func() { p.Teardown = time.Since(began) }()
+	select {
+	case <-p.exited:
+		return
+	default:
+	}
+	pgid := p.cmd.Process.Pid
+	syscall.Kill(-pgid, syscall.SIGTERM)
+	select {
+	case <-p.exited:
+	case <-time.After(10 * time.Second):
+		syscall.Kill(-pgid, syscall.SIGKILL)
+		<-p.exited
+	}
+}
+
+// FreePort asks the kernel for a free loopback port.
+func FreePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// Tail is the last n lines of a log file.
+func Tail(path string, n int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "(no log: " + err.Error() + ")"
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return "  " + strings.Join(lines, "\n  ")
+}
+
+// KillGroup ends a process group left by a servelab that died (its pid
+// file names it); a group that no longer exists is fine.
+func KillGroup(pgid int) bool {
+	if pgid <= 0 || syscall.Kill(-pgid, 0) != nil {
+		return false
+	}
+	syscall.Kill(-pgid, syscall.SIGTERM)
+	time.Sleep(2 * time.Second)
+	syscall.Kill(-pgid, syscall.SIGKILL)
+	return true
+}
+
+// WaitGPUFree waits until nvidia-smi reports the GPUs' memory released
+// (below 1 GiB used), when nvidia-smi exists.
+func WaitGPUFree(ctx context.Context, timeout time.Duration) {
+	if _, err := exec.LookPath("nvidia-smi"); err != nil {
+		return
+	}
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		out, err := exec.Command("nvidia-smi", "--query-gpu=memory.used", "--format=csv,noheader,nounits").Output()
+		if err != nil || maxField(out) < 1024 {
+			return
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+func maxField(out []byte) int {
+	m := 0
+	for _, f := range bytes.Fields(out) {
+		if v, err := strconv.Atoi(string(f)); err == nil && v > m {
+			m = v
+		}
+	}
+	return m
+}

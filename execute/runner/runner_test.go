@@ -1,0 +1,129 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"servelab.dev/execute/store"
+	"servelab.dev/schema"
+)
+
+var simBin string
+
+func TestMain(m *testing.M) {
+	dir, _ := os.MkdirTemp("", "servelab-sim-")
+	simBin = filepath.Join(dir, "servelab-sim")
+	if out, err := exec.Command("go", "build", "-o", simBin, "servelab.dev/cmd/servelab-sim").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building servelab-sim: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// fourProfiles is a study whose configurations each run 4 profiles.
+const fourProfiles = `import "servelab.dev/schema"
+"four": schema.#Study & {
+	title: en: "Four"
+	i18n: fallback: "en"
+	model: {id: "m/m", params: 1e9, dtype: "bf16"}
+	hardware: gpu: "NVIDIA H200"
+	engines: {vllm: version: "1", sglang: version: "1"}
+	benchmark: {client: name: "builtin", dataset: {name: "random", inputLen: 8, outputLen: 4}, api: "completions", warmup: 0, output: ignoreEos: true}
+	profiles: {for c in [1, 2, 3, 4] {"c\(c)": {kind: "concurrency", concurrency: c, requests: 4}}}
+	objective: {metric: "ttft.mean", profile: "c1"}
+	baseline: engine: "vllm"
+	steps: [{id: "engine", title: en: "E", profiles: ["c1", "c2", "c3", "c4"], select: engines: ["vllm", "sglang"]}]
+}
+`
+
+func study(t *testing.T, src string) *schema.Study {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "s.cue")
+	os.WriteFile(f, []byte(src), 0o644)
+	l, err := schema.NewLoader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := l.LoadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestOneLaunchPerConfiguration(t *testing.T) {
+	s := study(t, fourProfiles)
+	sum, err := Run(context.Background(), s, Options{Results: t.TempDir(), Simulate: true, SimPath: simBin, HealthTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Launches != 2 || sum.Run != 8 || !sum.Decided {
+		t.Errorf("%d launches for 8 trials of 2 configurations (decided %v)", sum.Launches, sum.Decided)
+	}
+	if sum.Bench <= 0 || sum.Overhead <= 0 {
+		t.Errorf("GPU time not split: bench %v, overhead %v", sum.Bench, sum.Overhead)
+	}
+}
+
+// A full disk when a record is written stops the run with a clear error;
+// nothing half-written is left, and the next run redoes that trial.
+func TestDiskFull(t *testing.T) {
+	s := study(t, fourProfiles)
+	dir := t.TempDir()
+	n := 0
+	full := func(path string, data []byte) error {
+		if n++; n > 3 {
+			return syscall.ENOSPC
+		}
+		return os.WriteFile(path, data, 0o644)
+	}
+	_, err := Run(context.Background(), s, Options{Results: dir, Simulate: true, SimPath: simBin, WriteFile: full})
+	if err == nil || !errors.Is(err, syscall.ENOSPC) || !strings.Contains(err.Error(), "nothing was written") {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := store.Open(dir).All(); err != nil {
+		t.Errorf("the store is damaged after the failed write: %v", err)
+	}
+	sum, err := Run(context.Background(), s, Options{Results: dir, Simulate: true, SimPath: simBin})
+	if err != nil || !sum.Decided || sum.Cached == 0 {
+		t.Errorf("resume: %+v %v", sum, err)
+	}
+}
+
+// An engine group left behind by a servelab that died (its pid file) is
+// stopped by the next run.
+func TestReapsOrphanEngine(t *testing.T) {
+	s := study(t, fourProfiles)
+	dir := t.TempDir()
+	orphan := exec.Command("sleep", "60")
+	orphan.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := orphan.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { orphan.Wait(); close(done) }()
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, ".engine.pid"), []byte(fmt.Sprint(orphan.Process.Pid)), 0o644)
+	var log strings.Builder
+	if _, err := Run(context.Background(), s, Options{Results: dir, Simulate: true, SimPath: simBin, Progress: &log, MaxTrials: 1}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the orphan engine is still running")
+	}
+	if !strings.Contains(log.String(), "left by an earlier run") {
+		t.Errorf("not reported: %s", log.String())
+	}
+}

@@ -1,0 +1,171 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"servelab.dev/execute/dataset"
+	"servelab.dev/execute/engine"
+	"servelab.dev/execute/host"
+	"servelab.dev/execute/load"
+	"servelab.dev/execute/record"
+	"servelab.dev/schema/plan"
+)
+
+// group launches one configuration, runs its trials, and tears it down.
+func (r *runner) group(ctx context.Context, g []*plan.Trial) error {
+	t0 := g[0]
+	e := r.s.Engines[t0.Engine]
+	argv := t0.Argv
+	if r.o.Simulate {
+		argv = append([]string{r.o.SimPath}, argv...)
+	}
+	dir := filepath.Join(r.o.Results, t0.Key)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	logPath := filepath.Join(dir, "engine.log")
+	spec := engine.Spec{Argv: argv, Env: t0.Env, FlagStyle: e.Def.FlagStyle, HostFlag: e.Def.HostFlag,
+		PortFlag: e.Def.PortFlag, Health: e.Def.Health, GPUs: strings.Join(r.o.GPUs, ","), Log: logPath}
+	fmt.Fprintf(r.o.Progress, "launch %s %s (%d trials): %s\n", t0.Kind, t0.Version, len(g), t0.Command)
+	engine.WaitGPUFree(ctx, 2*time.Minute)
+	proc, err := engine.Start(ctx, spec, r.o.HealthTimeout)
+	r.sum.Launches++
+	if proc != nil {
+		r.sum.Overhead += proc.Launch + proc.Health + proc.Teardown
+	}
+	if ctx.Err() != nil {
+		return ErrInterrupted
+	}
+	if err != nil {
+		return r.failAll(g, "engine did not start: "+err.Error())
+	}
+	os.WriteFile(r.pidFile(), []byte(fmt.Sprint(proc.Pgid())), 0o644)
+	defer func() {
+		proc.Stop()
+		r.sum.Overhead += proc.Teardown
+		os.Remove(r.pidFile())
+		for key := range r.done {
+			if _, err := os.Stat(filepath.Join(r.o.Results, key, "engine.log")); err != nil {
+				copyLog(logPath, filepath.Join(r.o.Results, key, "engine.log"))
+			}
+		}
+	}()
+	for len(g) > 0 {
+		for _, t := range g {
+			if r.o.MaxTrials > 0 && r.sum.Run+r.sum.Failed >= r.o.MaxTrials {
+				return nil
+			}
+			if err := r.trial(ctx, proc, t, logPath); err != nil {
+				return err
+			}
+		}
+		if g, err = r.followUps(launchKey(t0)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func copyLog(from, to string) {
+	b, err := os.ReadFile(from)
+	if err == nil && os.MkdirAll(filepath.Dir(to), 0o755) == nil {
+		os.WriteFile(to, b, 0o644)
+	}
+}
+
+// failAll records every trial of a configuration that could not start.
+func (r *runner) failAll(g []*plan.Trial, why string) error {
+	for _, t := range g {
+		rec := r.record(t, time.Now(), time.Now())
+		rec.Status, rec.Reason = "failed", why
+		if _, _, err := r.st.Put(rec); err != nil {
+			return err
+		}
+		r.done[t.Key] = true
+		r.sum.Failed++
+		fmt.Fprintf(r.o.Progress, "failed %s/%s/%s: %s\n", t.Step, t.Variant, t.Profile, firstLine(why))
+	}
+	return nil
+}
+
+func firstLine(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
+
+// trial drives one profile against the running engine and stores the run.
+func (r *runner) trial(ctx context.Context, proc *engine.Process, t *plan.Trial, logPath string) error {
+	prompts, estimated, err := r.prompts(t, proc.URL)
+	if err != nil {
+		return r.failAll([]*plan.Trial{t}, err.Error())
+	}
+	sp := t.Spec
+	l := load.Load{Kind: sp.Profile.Kind, Rate: sp.Profile.Rate, Burstiness: sp.Profile.Burstiness, Concurrency: sp.Profile.Concurrency,
+		Requests: sp.Profile.Requests, Warmup: sp.Benchmark.Warmup, Seed: uint64(sp.Benchmark.Seed + t.Repeat),
+		Timeout: time.Duration(sp.Benchmark.Timeout * float64(time.Second)), IgnoreEOS: sp.Benchmark.IgnoreEOS}
+	if l.Timeout == 0 {
+		l.Timeout = 10 * time.Minute
+	}
+	fmt.Fprintf(r.o.Progress, "trial %s/%s/%s#%d (%s)\n", t.Step, t.Variant, t.Profile, t.Repeat, t.Key[:12])
+	began := time.Now()
+	samples, err := load.Run(ctx, load.Target{URL: proc.URL, Model: t.Model, API: sp.Benchmark.API}, l, prompts)
+	r.sum.Bench += time.Since(began)
+	if ctx.Err() != nil {
+		return ErrInterrupted
+	}
+	if err != nil {
+		return err
+	}
+	rec := r.record(t, began, time.Now())
+	rec.Metrics = load.Summarize(samples)
+	if estimated {
+		rec.Notes = append(rec.Notes, "prompt and output lengths estimated from characters: the engine has no /tokenize")
+	}
+	if dead, why := proc.Exited(); dead {
+		rec.Status, rec.Reason = "failed", fmt.Sprintf("engine died mid-benchmark (%v); log tail:\n%s", why, engine.Tail(logPath, 12))
+	} else if rec.Metrics.Completed == 0 {
+		rec.Status, rec.Reason = "failed", "no request completed: "+strings.Join(rec.Metrics.FailReasons, "; ")
+	}
+	_, _, err = r.st.PutWithSamples(rec, samples)
+	if err != nil {
+		return fmt.Errorf("trial %s: storing its record: %w (nothing was written)", t.Key[:12], err)
+	}
+	r.done[t.Key] = true
+	if rec.Status == "ok" {
+		r.sum.Run++
+	} else {
+		r.sum.Failed++
+	}
+	fmt.Fprintf(r.o.Progress, "  %s in %.1fs: %d ok, %d failed\n", rec.Status, time.Since(began).Seconds(), rec.Metrics.Completed, rec.Metrics.Failed)
+	return nil
+}
+
+func (r *runner) prompts(t *plan.Trial, url string) ([]load.Prompt, bool, error) {
+	ds := r.s.Benchmark.Dataset
+	n := t.Spec.Profile.Requests + t.Spec.Benchmark.Warmup
+	seed := uint64(t.Spec.Benchmark.Seed)
+	if ds.Name == "random" {
+		return dataset.Random(ds.InputLen, ds.OutputLen, ds.RangeRatio, ds.PrefixLen, n, seed).Prompts, false, nil
+	}
+	path := ds.Path
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(filepath.Dir(r.s.File), path)
+	}
+	set, err := dataset.ShareGPT(path, ds.SHA256, n, seed, dataset.EngineTokenizer(url, t.Model))
+	return set.Prompts, set.Estimated, err
+}
+
+func (r *runner) record(t *plan.Trial, began, ended time.Time) *record.Record {
+	kind := record.Measured
+	if r.o.Simulate {
+		kind = record.Simulated
+	}
+	prov := record.Provenance{Kind: kind, Host: host.Name(), Start: began.UTC().Format(time.RFC3339),
+		End: ended.UTC().Format(time.RFC3339), Servelab: r.o.Version}
+	if g := host.GPUs(); len(g) > 0 {
+		prov.GPU, prov.Driver, prov.GPUMemoryMiB = g[0].Name, g[0].Driver, g[0].MemoryMiB
+	}
+	return &record.Record{Format: record.Format, Key: t.Key, Trial: *t.Spec, Provenance: prov, Status: "ok"}
+}
