@@ -32,8 +32,8 @@ func serve(c *config) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "servelab-sim: %s %s on http://%s (slots %d, speculative %d, fp8 %v, prefix cache %v)\n",
-		c.Kind, c.Model, ln.Addr(), c.Slots, c.SpecTokens, c.FP8, c.PrefixCache)
+	fmt.Fprintf(os.Stderr, "servelab-sim: %s %s on http://%s (slots %d, speculative %d, fp8 %v, prefix cache %v, CUDA_VISIBLE_DEVICES=%q)\n",
+		c.Kind, c.Model, ln.Addr(), c.Slots, c.SpecTokens, c.FP8, c.PrefixCache, os.Getenv("CUDA_VISIBLE_DEVICES"))
 	go func() {
 		time.Sleep(c.Faults.SlowStart)
 		s.ready.Store(!c.Faults.Unhealthy)

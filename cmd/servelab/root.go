@@ -45,10 +45,7 @@ var commands = map[string]command{
 
 // planned are commands of the design that this build does not have yet.
 var planned = map[string]string{
-	"run":   "running trials on a GPU host",
-	"site":  "building the docs site",
-	"diff":  "reviewing a change to studies or results",
-	"bench": "driving a benchmark against an endpoint",
+	"diff": "reviewing a change to studies or results",
 }
 
 // version is set at build time with -ldflags "-X main.version=...".

@@ -30,6 +30,9 @@ type Spec struct {
 	Health    string // path, e.g. /health
 	GPUs      string // CUDA_VISIBLE_DEVICES, "" to leave it as is
 	Log       string // file the engine's output goes to
+	// Port is the port to use; 0 picks a free one. When the port turns
+	// out to be taken, Start tries again on a free one.
+	Port int
 }
 
 // Process is a running engine.
@@ -46,12 +49,28 @@ type Process struct {
 // ErrExited means the engine stopped before it became healthy.
 var ErrExited = errors.New("engine exited")
 
-// Start launches s and waits up to timeout for it to become healthy.
+// Start launches s and waits up to timeout for it to become healthy. An
+// engine that dies because its port was taken (by another process
+// between our choice and its bind) is started again on another port, up
+// to three times.
 func Start(ctx context.Context, s Spec, timeout time.Duration) (*Process, error) {
+	for try := 0; ; try++ {
+		p, err := start(ctx, s, timeout)
+		if err == nil || try == 2 || !errors.Is(err, ErrExited) || !strings.Contains(Tail(s.Log, 20), "address already in use") {
+			return p, err
+		}
+		s.Port = 0
+	}
+}
+
+func start(ctx context.Context, s Spec, timeout time.Duration) (*Process, error) {
 	began := time.Now()
-	port, err := FreePort()
-	if err != nil {
-		return nil, err
+	port := s.Port
+	var err error
+	if port == 0 {
+		if port, err = FreePort(); err != nil {
+			return nil, err
+		}
 	}
 	argv := append(append([]string(nil), s.Argv...), flag(s.FlagStyle, s.HostFlag, "127.0.0.1")...)
 	argv = append(argv, flag(s.FlagStyle, s.PortFlag, strconv.Itoa(port))...)

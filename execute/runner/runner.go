@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"servelab.dev/execute/engine"
@@ -52,12 +53,12 @@ type Summary struct {
 var ErrInterrupted = errors.New("interrupted: the trial in progress was not recorded; run again to continue")
 
 type runner struct {
-	s      *schema.Study
-	o      Options
-	st     *store.Store
-	sum    Summary
-	done   map[string]bool // trials run (or failed) by this invocation
-	logDir string
+	s    *schema.Study
+	o    Options
+	st   *store.Store
+	mu   sync.Mutex // guards sum and done: groups on different GPUs run at once
+	sum  Summary
+	done map[string]bool // trials run (or failed) by this invocation
 }
 
 // Run executes s.
@@ -80,19 +81,21 @@ func Run(ctx context.Context, s *schema.Study, o Options) (Summary, error) {
 	return r.sum, err
 }
 
-// pidFile names the engine process group a run has up, so that the next
+// pidFile names an engine process group a run has up, so that the next
 // run can stop it if servelab itself died.
-func (r *runner) pidFile() string { return filepath.Join(r.o.Results, ".engine.pid") }
+func (r *runner) pidFile(pgid int) string {
+	return filepath.Join(r.o.Results, fmt.Sprintf(".engine-%d.pid", pgid))
+}
 
 func (r *runner) reapOrphan() {
-	b, err := os.ReadFile(r.pidFile())
-	if err != nil {
-		return
+	files, _ := filepath.Glob(filepath.Join(r.o.Results, ".engine*.pid"))
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		if pgid, _ := strconv.Atoi(strings.TrimSpace(string(b))); engine.KillGroup(pgid) {
+			fmt.Fprintf(r.o.Progress, "stopped engine process group %d left by an earlier run\n", pgid)
+		}
+		os.Remove(f)
 	}
-	if pgid, _ := strconv.Atoi(strings.TrimSpace(string(b))); engine.KillGroup(pgid) {
-		fmt.Fprintf(r.o.Progress, "stopped engine process group %d left by an earlier run\n", pgid)
-	}
-	os.Remove(r.pidFile())
 }
 
 func (r *runner) loop(ctx context.Context) error {
@@ -112,18 +115,97 @@ func (r *runner) loop(ctx context.Context) error {
 			r.sum.Decided = p.Final != nil
 			return nil
 		}
-		for _, g := range groups(todo) {
-			if r.done[g[0].Key] {
-				continue // run already, as a follow-up of an earlier group
+		if r.limited() {
+			return nil
+		}
+		before := r.tried()
+		if err := r.pass(ctx, groups(todo)); err != nil {
+			return err
+		}
+		if r.tried() == before {
+			return nil // nothing could run: do not spin on the same plan
+		}
+	}
+}
+
+func (r *runner) tried() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.done)
+}
+
+// pass runs the groups of one plan: one after another, or, with several
+// GPUs, at once on disjoint GPU sets as their tensor-parallel size asks.
+func (r *runner) pass(ctx context.Context, gs [][]*plan.Trial) error {
+	if len(r.o.GPUs) <= 1 {
+		for _, g := range gs {
+			if r.isDone(g[0].Key) || r.limited() {
+				continue
 			}
-			if r.o.MaxTrials > 0 && r.sum.Run+r.sum.Failed >= r.o.MaxTrials {
-				return nil
-			}
-			if err := r.group(ctx, g); err != nil {
+			if err := r.group(ctx, g, r.o.GPUs); err != nil {
 				return err
 			}
 		}
+		return nil
 	}
+	pool := make(chan string, len(r.o.GPUs))
+	for _, id := range r.o.GPUs {
+		pool <- id
+	}
+	var take sync.Mutex
+	var wg sync.WaitGroup
+	errs := make([]error, len(gs))
+	for i, g := range gs {
+		need := tensorParallel(g[0])
+		if need > len(r.o.GPUs) {
+			errs[i] = r.failAll(g, fmt.Sprintf("needs %d GPUs (tensor parallel), --gpus gives %d", need, len(r.o.GPUs)))
+			continue
+		}
+		take.Lock()
+		gpus := make([]string, need)
+		for k := range gpus {
+			gpus[k] = <-pool
+		}
+		take.Unlock()
+		wg.Add(1)
+		go func(i int, g []*plan.Trial, gpus []string) {
+			defer wg.Done()
+			defer func() {
+				for _, id := range gpus {
+					pool <- id
+				}
+			}()
+			if !r.isDone(g[0].Key) && !r.limited() {
+				errs[i] = r.group(ctx, g, gpus)
+			}
+		}(i, g, gpus)
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func tensorParallel(t *plan.Trial) int {
+	switch v := t.Config.Knobs["tensorParallel"].(type) {
+	case int:
+		return max(1, v)
+	case int64:
+		return max(1, int(v))
+	case float64:
+		return max(1, int(v))
+	}
+	return 1
+}
+
+func (r *runner) isDone(key string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.done[key]
+}
+
+func (r *runner) limited() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.o.MaxTrials > 0 && r.sum.Run+r.sum.Failed >= r.o.MaxTrials
 }
 
 func (r *runner) runs() (analysis.Runs, error) {
@@ -145,6 +227,8 @@ func (r *runner) runs() (analysis.Runs, error) {
 // todo lists the trials to run now: runnable ones (and, with Force,
 // cached ones once), in the chosen step, not yet tried by this run.
 func (r *runner) todo(p *plan.Plan, first bool) []*plan.Trial {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	var out []*plan.Trial
 	for _, t := range p.Trials {
 		if t.Key == "" || r.done[t.Key] || !r.inStep(t) {

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -113,7 +114,7 @@ func TestReapsOrphanEngine(t *testing.T) {
 	done := make(chan struct{})
 	go func() { orphan.Wait(); close(done) }()
 	os.MkdirAll(dir, 0o755)
-	os.WriteFile(filepath.Join(dir, ".engine.pid"), []byte(fmt.Sprint(orphan.Process.Pid)), 0o644)
+	os.WriteFile(filepath.Join(dir, ".engine-1.pid"), []byte(fmt.Sprint(orphan.Process.Pid)), 0o644)
 	var log strings.Builder
 	if _, err := Run(context.Background(), s, Options{Results: dir, Simulate: true, SimPath: simBin, Progress: &log, MaxTrials: 1}); err != nil {
 		t.Fatal(err)
@@ -126,4 +127,44 @@ func TestReapsOrphanEngine(t *testing.T) {
 	if !strings.Contains(log.String(), "left by an earlier run") {
 		t.Errorf("not reported: %s", log.String())
 	}
+}
+
+// With two GPUs the engine candidates run at once, each on its own GPU.
+func TestGroupsInParallelOnGPUs(t *testing.T) {
+	s := study(t, fourProfiles)
+	dir := t.TempDir()
+	var log strings.Builder
+	sum, err := Run(context.Background(), s, Options{Results: dir, Simulate: true, SimPath: simBin, GPUs: []string{"0", "1"}, Progress: &syncWriter{w: &log}})
+	if err != nil || !sum.Decided || sum.Launches != 2 {
+		t.Fatalf("%+v %v", sum, err)
+	}
+	for _, g := range []string{"GPUs 0", "GPUs 1"} {
+		if !strings.Contains(log.String(), g) {
+			t.Errorf("no launch on %s:\n%s", g, log.String())
+		}
+	}
+	logs, _ := filepath.Glob(filepath.Join(dir, "*", "engine.log"))
+	seen := map[string]bool{}
+	for _, f := range logs {
+		b, _ := os.ReadFile(f)
+		for _, id := range []string{`CUDA_VISIBLE_DEVICES="0"`, `CUDA_VISIBLE_DEVICES="1"`} {
+			if strings.Contains(string(b), id) {
+				seen[id] = true
+			}
+		}
+	}
+	if len(seen) != 2 {
+		t.Errorf("engines saw GPUs %v", seen)
+	}
+}
+
+type syncWriter struct {
+	mu sync.Mutex
+	w  *strings.Builder
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }

@@ -17,7 +17,7 @@ import (
 )
 
 // group launches one configuration, runs its trials, and tears it down.
-func (r *runner) group(ctx context.Context, g []*plan.Trial) error {
+func (r *runner) group(ctx context.Context, g []*plan.Trial, gpus []string) error {
 	t0 := g[0]
 	e := r.s.Engines[t0.Engine]
 	argv := t0.Argv
@@ -30,36 +30,41 @@ func (r *runner) group(ctx context.Context, g []*plan.Trial) error {
 	}
 	logPath := filepath.Join(dir, "engine.log")
 	spec := engine.Spec{Argv: argv, Env: t0.Env, FlagStyle: e.Def.FlagStyle, HostFlag: e.Def.HostFlag,
-		PortFlag: e.Def.PortFlag, Health: e.Def.Health, GPUs: strings.Join(r.o.GPUs, ","), Log: logPath}
-	fmt.Fprintf(r.o.Progress, "launch %s %s (%d trials): %s\n", t0.Kind, t0.Version, len(g), t0.Command)
+		PortFlag: e.Def.PortFlag, Health: e.Def.Health, GPUs: strings.Join(gpus, ","), Log: logPath}
+	fmt.Fprintf(r.o.Progress, "launch %s %s (%d trials%s): %s\n", t0.Kind, t0.Version, len(g), onGPUs(gpus), t0.Command)
 	engine.WaitGPUFree(ctx, 2*time.Minute)
 	proc, err := engine.Start(ctx, spec, r.o.HealthTimeout)
+	r.mu.Lock()
 	r.sum.Launches++
 	if proc != nil {
 		r.sum.Overhead += proc.Launch + proc.Health + proc.Teardown
 	}
+	r.mu.Unlock()
 	if ctx.Err() != nil {
 		return ErrInterrupted
 	}
 	if err != nil {
 		return r.failAll(g, "engine did not start: "+err.Error())
 	}
-	os.WriteFile(r.pidFile(), []byte(fmt.Sprint(proc.Pgid())), 0o644)
+	pid := r.pidFile(proc.Pgid())
+	os.WriteFile(pid, []byte(fmt.Sprint(proc.Pgid())), 0o644)
+	var ran []string
 	defer func() {
 		proc.Stop()
+		r.mu.Lock()
 		r.sum.Overhead += proc.Teardown
-		os.Remove(r.pidFile())
-		for key := range r.done {
-			if _, err := os.Stat(filepath.Join(r.o.Results, key, "engine.log")); err != nil {
-				copyLog(logPath, filepath.Join(r.o.Results, key, "engine.log"))
-			}
+		r.mu.Unlock()
+		os.Remove(pid)
+		for _, key := range ran[min(1, len(ran)):] {
+			copyLog(logPath, filepath.Join(r.o.Results, key, "engine.log"))
 		}
 	}()
 	for len(g) > 0 {
 		for _, t := range g {
-			if r.o.MaxTrials > 0 && r.sum.Run+r.sum.Failed >= r.o.MaxTrials {
+			if r.limited() {
 				return nil
 			}
+			ran = append(ran, t.Key)
 			if err := r.trial(ctx, proc, t, logPath); err != nil {
 				return err
 			}
@@ -69,6 +74,13 @@ func (r *runner) group(ctx context.Context, g []*plan.Trial) error {
 		}
 	}
 	return nil
+}
+
+func onGPUs(gpus []string) string {
+	if len(gpus) == 0 {
+		return ""
+	}
+	return ", GPUs " + strings.Join(gpus, ",")
 }
 
 func copyLog(from, to string) {
@@ -86,8 +98,10 @@ func (r *runner) failAll(g []*plan.Trial, why string) error {
 		if _, _, err := r.st.Put(rec); err != nil {
 			return err
 		}
+		r.mu.Lock()
 		r.done[t.Key] = true
 		r.sum.Failed++
+		r.mu.Unlock()
 		fmt.Fprintf(r.o.Progress, "failed %s/%s/%s: %s\n", t.Step, t.Variant, t.Profile, firstLine(why))
 	}
 	return nil
@@ -111,7 +125,9 @@ func (r *runner) trial(ctx context.Context, proc *engine.Process, t *plan.Trial,
 	fmt.Fprintf(r.o.Progress, "trial %s/%s/%s#%d (%s)\n", t.Step, t.Variant, t.Profile, t.Repeat, t.Key[:12])
 	began := time.Now()
 	samples, err := load.Run(ctx, load.Target{URL: proc.URL, Model: t.Model, API: sp.Benchmark.API}, l, prompts)
+	r.mu.Lock()
 	r.sum.Bench += time.Since(began)
+	r.mu.Unlock()
 	if ctx.Err() != nil {
 		return ErrInterrupted
 	}
@@ -132,12 +148,14 @@ func (r *runner) trial(ctx context.Context, proc *engine.Process, t *plan.Trial,
 	if err != nil {
 		return fmt.Errorf("trial %s: storing its record: %w (nothing was written)", t.Key[:12], err)
 	}
+	r.mu.Lock()
 	r.done[t.Key] = true
 	if rec.Status == "ok" {
 		r.sum.Run++
 	} else {
 		r.sum.Failed++
 	}
+	r.mu.Unlock()
 	fmt.Fprintf(r.o.Progress, "  %s in %.1fs: %d ok, %d failed\n", rec.Status, time.Since(began).Seconds(), rec.Metrics.Completed, rec.Metrics.Failed)
 	return nil
 }
