@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"servelab.dev/execute/runner"
+	"servelab.dev/execute/store"
 )
 
 func runRun(e *env, args []string) error {
@@ -43,6 +44,16 @@ func runRun(e *env, args []string) error {
 	s, err := loadStudy(pos[0])
 	if err != nil {
 		return err
+	}
+	if isTerminal(e.stderr) {
+		tty := newTTYProgress(e.stderr, 0, 0)
+		if runs, err := loadRuns(store.Open(o.Results)); err == nil {
+			if p, err := decidedPlan(s, runs); err == nil {
+				tty = newTTYProgress(e.stderr, p.Estimate.Trials-p.Estimate.Cached, time.Duration(p.Estimate.TotalSeconds*float64(time.Second)))
+			}
+		}
+		o.Progress = tty
+		defer tty.finish()
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

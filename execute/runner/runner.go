@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -284,12 +285,18 @@ func launchKey(t *plan.Trial) string {
 }
 
 // groups collects trials by engine configuration, in plan order: one
-// launch serves every profile and repeat of a configuration.
+// launch serves every profile of a configuration. With repeats, each
+// repeat is its own launch and the groups go round by round (every
+// variant's repeat 0, then every variant's repeat 1, ...), so that drift
+// of the machine over time does not favour the variant that ran first.
 func groups(ts []*plan.Trial) [][]*plan.Trial {
 	var order []string
 	by := map[string][]*plan.Trial{}
 	for _, t := range ts {
 		k := launchKey(t)
+		if t.Repeat > 0 {
+			k += fmt.Sprintf("\x00repeat %d", t.Repeat)
+		}
 		if _, ok := by[k]; !ok {
 			order = append(order, k)
 		}
@@ -299,5 +306,6 @@ func groups(ts []*plan.Trial) [][]*plan.Trial {
 	for i, k := range order {
 		out[i] = by[k]
 	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i][0].Repeat < out[j][0].Repeat })
 	return out
 }

@@ -15,6 +15,7 @@ import (
 
 	"servelab.dev/execute/store"
 	"servelab.dev/schema"
+	"servelab.dev/schema/plan"
 )
 
 var simBin string
@@ -167,4 +168,19 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.w.Write(p)
+}
+
+// Repeats go round by round across variants.
+func TestGroupsInterleaveRepeats(t *testing.T) {
+	mk := func(variant string, rep int) *plan.Trial {
+		return &plan.Trial{Key: fmt.Sprint(variant, rep), Variant: variant, Repeat: rep, Kind: "vllm", Argv: []string{"vllm", variant}}
+	}
+	gs := groups([]*plan.Trial{mk("a", 0), mk("a", 1), mk("b", 0), mk("b", 1)})
+	var got []string
+	for _, g := range gs {
+		got = append(got, g[0].Key)
+	}
+	if strings.Join(got, " ") != "a0 b0 a1 b1" {
+		t.Errorf("order %v", got)
+	}
 }
