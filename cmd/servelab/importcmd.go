@@ -21,6 +21,7 @@ func runImport(e *env, args []string) error {
 	entry := fs.Int("entry", 0, "which run of a file holding several (1-based)")
 	results := fs.String("results", "results", "results folder")
 	wait := fs.Duration("lock-wait", 30*time.Second, "how long to wait for another servelab holding the results folder")
+	replace := fs.Bool("replace", false, "replace the trial's existing runs with this one (git history keeps the old ones)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -42,7 +43,7 @@ func runImport(e *env, args []string) error {
 		return err
 	}
 	defer unlock()
-	msg, err := importInto(st, s, *sel, *format, pos[1], src, res)
+	msg, err := importInto(st, s, *sel, *format, pos[1], src, res, *replace)
 	if err != nil {
 		return err
 	}
@@ -79,7 +80,7 @@ func readImport(file, format string, entry int) (*importer.Result, []byte, error
 	return &all[entry-1], src, nil
 }
 
-func importInto(st *store.Store, s *schema.Study, sel, format, file string, src []byte, res *importer.Result) (string, error) {
+func importInto(st *store.Store, s *schema.Study, sel, format, file string, src []byte, res *importer.Result, replace bool) (string, error) {
 	runs, err := loadRuns(st)
 	if err != nil {
 		return "", err
@@ -104,9 +105,22 @@ func importInto(st *store.Store, s *schema.Study, sel, format, file string, src 
 	if r.Metrics.Completed == 0 {
 		r.Status, r.Reason = "failed", "no request completed"
 	}
+	old, err := st.Runs(t.Key)
+	if err != nil {
+		return "", err
+	}
 	path, added, err := st.Put(r)
 	if err != nil {
 		return "", err
+	}
+	if replace {
+		for _, o := range old {
+			if o.Path != path {
+				if err := os.Remove(o.Path); err != nil {
+					return "", err
+				}
+			}
+		}
 	}
 	where := fmt.Sprintf("trial %s/%s/%s (%s)", t.Step, t.Variant, t.Profile, t.Key[:12])
 	if !added {

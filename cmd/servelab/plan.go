@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 
 	"servelab.dev/execute/store"
 	"servelab.dev/schema/plan"
@@ -11,6 +12,7 @@ func runPlan(e *env, args []string) error {
 	fs := newFlags(e, "plan", "STUDY.cue [--json]")
 	asJSON := fs.Bool("json", false, "print the plan as JSON")
 	results := fs.String("results", "results", "results folder: its records mark trials cached and decide steps")
+	check := fs.Bool("check", false, "exit 1, naming them, when planned trials have no record (a CI guard)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -30,6 +32,9 @@ func runPlan(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if *check {
+		return checkPlan(e, p)
+	}
 	if *asJSON {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
@@ -37,4 +42,27 @@ func runPlan(e *env, args []string) error {
 		return enc.Encode(p)
 	}
 	return plan.WriteTable(e.stdout, p, s.Benchmark.Repeats > 1)
+}
+
+// checkPlan names every trial the plan can run now that has no record:
+// results were not committed with a study change. Pending trials (behind
+// an undecided step) are named too, by step and variant.
+func checkPlan(e *env, p *plan.Plan) error {
+	var missing []string
+	for _, t := range p.Trials {
+		switch t.Status {
+		case plan.Runnable:
+			missing = append(missing, fmt.Sprintf("%s/%s/%s/%d %s", t.Step, t.Variant, t.Profile, t.Repeat, t.Key[:plan.KeyPrefix]))
+		case plan.Pending:
+			missing = append(missing, fmt.Sprintf("%s/%s/%s/%d (pending)", t.Step, t.Variant, t.Profile, t.Repeat))
+		}
+	}
+	if len(missing) == 0 {
+		fmt.Fprintf(e.stdout, "%s: every planned trial has a record\n", p.Study)
+		return nil
+	}
+	for _, m := range missing {
+		fmt.Fprintf(e.stderr, "%s: no record for %s\n", p.Study, m)
+	}
+	return fmt.Errorf("%d planned trials have no record", len(missing))
 }

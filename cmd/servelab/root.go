@@ -40,13 +40,12 @@ var commands = map[string]command{
 	"bench":     {"drive one load profile against a running endpoint", runBench},
 	"calibrate": {"measure the benchmark client's headroom on this host", runCalibrate},
 	"run":       {"run a study's trials (on engines, or on servelab-sim with --simulate)", runRun},
+	"diff":      {"review what a change does to studies, records and recommendations", runDiff},
 	"version":   {"print the version", runVersion},
 }
 
 // planned are commands of the design that this build does not have yet.
-var planned = map[string]string{
-	"diff": "reviewing a change to studies or results",
-}
+var planned = map[string]string{}
 
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "devel"
@@ -117,7 +116,9 @@ func usage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
 	}
-	fmt.Fprintln(w, "\nPlanned, not in this build: "+strings.Join(sortedPlanned(), ", "))
+	if len(planned) > 0 {
+		fmt.Fprintln(w, "\nPlanned, not in this build: "+strings.Join(sortedPlanned(), ", "))
+	}
 }
 
 func sortedPlanned() []string {

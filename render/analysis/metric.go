@@ -82,3 +82,15 @@ func ptr(p *float64) (float64, bool, bool) {
 	}
 	return *p, false, true
 }
+
+// Values is metric over the runs (derived where the seeds' formula
+// applies).
+func Values(runs []*record.Record, metric string) []float64 {
+	var out []float64
+	for _, r := range runs {
+		if v, _, ok := metricOf(r.Metrics, metric); ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}

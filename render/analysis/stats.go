@@ -94,3 +94,10 @@ func welchDF(va, vb float64, na, nb int) float64 {
 	}
 	return math.Max(1, math.Floor(num/den))
 }
+
+// Verdict compares a with b (a the newer) from their run values: better,
+// worse, no significant difference, or no noise estimate.
+func Verdict(a, b []float64, lower bool) string {
+	v, _ := verdict(a, b, lower)
+	return v
+}

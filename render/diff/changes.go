@@ -1,0 +1,152 @@
+package diff
+
+import (
+	"slices"
+	"sort"
+
+	"servelab.dev/render/analysis"
+	"servelab.dev/schema/plan"
+)
+
+// records lists head's trials whose runs differ from base's, with the
+// objective before and after and, where both sides have two runs or
+// more, whether the change is significant.
+func records(a, b *analysis.Analysis, base, head *Side) []Record {
+	var out []Record
+	trials := keyed(b.Plan)
+	for k, t := range keyed(a.Plan) {
+		if trials[k] == nil {
+			trials[k] = t
+		}
+	}
+	metric := b.Objective.Metric
+	for k, t := range trials {
+		fa, fb := base.Files[k], head.Files[k]
+		if slices.Equal(fa, fb) {
+			continue
+		}
+		r := Record{Trial: trialName(t), Key: k[:plan.KeyPrefix]}
+		switch {
+		case len(fa) == 0:
+			r.Change = "added"
+		case len(fb) == 0:
+			r.Change = "removed"
+		default:
+			r.Change = "replaced"
+		}
+		va, vb := analysis.Values(base.Runs[k], metric), analysis.Values(head.Runs[k], metric)
+		r.Old, r.New = meanOf(va), meanOf(vb)
+		if r.Change == "replaced" {
+			r.Verdict = analysis.Verdict(vb, va, analysis.Lower(metric))
+		}
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Trial < out[j].Trial })
+	return out
+}
+
+func meanOf(xs []float64) *float64 {
+	if len(xs) == 0 {
+		return nil
+	}
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	m := s / float64(len(xs))
+	return &m
+}
+
+func decisions(a, b *analysis.Analysis) []Decision {
+	old := map[string]string{}
+	for _, st := range a.Steps {
+		old[st.ID] = adopted(st)
+	}
+	var out []Decision
+	for _, st := range b.Steps {
+		if o, ok := old[st.ID]; ok && o != adopted(st) {
+			out = append(out, Decision{Step: st.ID, Old: o, New: adopted(st)})
+		}
+	}
+	return out
+}
+
+func adopted(st analysis.Step) string {
+	switch {
+	case st.Adopted != nil:
+		return *st.Adopted
+	case st.Status == "decided":
+		return "(kept)"
+	}
+	return "(" + st.Status + ")"
+}
+
+func final(a, b *analysis.Analysis) *Final {
+	cmd := func(x *analysis.Analysis) string {
+		if x.Final == nil {
+			return ""
+		}
+		return x.Final.Command
+	}
+	f := &Final{Old: cmd(a), New: cmd(b)}
+	f.Changed = f.Old != f.New
+	return f
+}
+
+func validation(a, b *analysis.Analysis) []Row {
+	old := map[string]analysis.ValidationRow{}
+	for _, r := range a.Validation {
+		old[r.Profile] = r
+	}
+	var out []Row
+	for _, r := range b.Validation {
+		o := old[r.Profile]
+		out = append(out, Row{Profile: r.Profile, OldRatio: o.Ratio, NewRatio: r.Ratio, OldFinal: mean(o.Final), NewFinal: mean(r.Final)})
+	}
+	return out
+}
+
+func mean(v *analysis.Value) *float64 {
+	if v == nil {
+		return nil
+	}
+	m := v.Mean
+	return &m
+}
+
+func missing(a *analysis.Analysis) []string {
+	var out []string
+	for _, m := range a.Missing {
+		out = append(out, m.Step+"/"+m.Variant+"/"+m.Profile+" "+m.Key[:plan.KeyPrefix])
+	}
+	for _, t := range a.Plan.Trials {
+		if t.Status == plan.Pending {
+			out = append(out, t.Step+"/"+t.Variant+"/"+t.Profile+" (pending)")
+		}
+	}
+	return out
+}
+
+// Regressions are replaced records significantly worse on the objective.
+func (r Report) Regressions() []string {
+	var out []string
+	for _, s := range r.Studies {
+		for _, x := range s.Records {
+			if x.Verdict == analysis.Worse {
+				out = append(out, s.ID+": "+x.Trial)
+			}
+		}
+	}
+	return out
+}
+
+// Missing lists planned trials without records on the head side.
+func (r Report) Missing() []string {
+	var out []string
+	for _, s := range r.Studies {
+		for _, m := range s.Missing {
+			out = append(out, s.ID+": "+m)
+		}
+	}
+	return out
+}
