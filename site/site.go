@@ -97,26 +97,9 @@ func load(o Options) ([]page, error) {
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	st := store.Open(o.Results)
-	all, err := st.All()
+	runs, samples, err := store.Open(o.Results).OKWithSamples()
 	if err != nil {
 		return nil, err
-	}
-	runs, samples := analysis.Runs{}, analysis.Samples{}
-	for key, rs := range all {
-		for _, r := range rs {
-			if r.Record.Status != "ok" {
-				continue
-			}
-			runs[key] = append(runs[key], r.Record)
-			if r.Record.Samples != "" {
-				ss, err := st.Samples(r)
-				if err != nil {
-					return nil, err
-				}
-				samples[r.Record] = ss
-			}
-		}
 	}
 	sort.Slice(studies, func(i, j int) bool { return studies[i].ID < studies[j].ID })
 	var pages []page

@@ -29,28 +29,11 @@ func loadRuns(st *store.Store) (analysis.Runs, error) {
 // loadRunsSamples also reads the per-request sidecars of measured runs
 // when withSamples is set.
 func loadRunsSamples(st *store.Store, withSamples bool) (analysis.Runs, analysis.Samples, error) {
-	all, err := st.All()
-	if err != nil {
-		return nil, nil, err
+	if !withSamples {
+		runs, err := st.OK()
+		return runs, nil, err
 	}
-	runs, samples := analysis.Runs{}, analysis.Samples{}
-	for key, rs := range all {
-		for _, r := range rs {
-			if r.Record.Status != "ok" {
-				continue
-			}
-			runs[key] = append(runs[key], r.Record)
-			if !withSamples || r.Record.Samples == "" {
-				continue
-			}
-			ss, err := st.Samples(r)
-			if err != nil {
-				return nil, nil, err
-			}
-			samples[r.Record] = ss
-		}
-	}
-	return runs, samples, nil
+	return st.OKWithSamples()
 }
 
 // decidedPlan is the plan as far as the records decide it.
@@ -100,14 +83,5 @@ func matches(t *plan.Trial, sel string, parts []string) bool {
 	if len(parts) == 4 && parts[3] != fmt.Sprint(t.Repeat) {
 		return false
 	}
-	role := parts[0] + "/" + parts[1]
-	if t.Step+"/"+t.Variant == role {
-		return true
-	}
-	for _, r := range t.Also {
-		if r == role {
-			return true
-		}
-	}
-	return false
+	return t.HasRole(parts[0] + "/" + parts[1])
 }

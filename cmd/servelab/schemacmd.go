@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"servelab.dev/execute/store"
 	"servelab.dev/schema"
 )
 
@@ -46,20 +47,6 @@ func runSchema(e *env, args []string) error {
 	return nil
 }
 
-// writeAtomic replaces path with data through a temporary file in the
-// same folder, so a reader never sees half a file.
-func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
-}
+// writeAtomic replaces path with data through a temporary file and a
+// rename (the store's own writer).
+var writeAtomic = store.WriteAtomic

@@ -209,21 +209,7 @@ func (r *runner) limited() bool {
 	return r.o.MaxTrials > 0 && r.sum.Run+r.sum.Failed >= r.o.MaxTrials
 }
 
-func (r *runner) runs() (analysis.Runs, error) {
-	all, err := r.st.All()
-	if err != nil {
-		return nil, err
-	}
-	runs := analysis.Runs{}
-	for k, rs := range all {
-		for _, x := range rs {
-			if x.Record.Status == "ok" {
-				runs[k] = append(runs[k], x.Record)
-			}
-		}
-	}
-	return runs, nil
-}
+func (r *runner) runs() (analysis.Runs, error) { return r.st.OK() }
 
 // todo lists the trials to run now: runnable ones (and, with Force,
 // cached ones once), in the chosen step, not yet tried by this run.

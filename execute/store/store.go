@@ -224,6 +224,10 @@ func (s *Store) All() (map[string][]Run, error) {
 
 // writeAtomic writes data to path through a temporary file in the same
 // folder and a rename, so no reader sees half a record.
+// WriteAtomic writes data to path through a temporary file in the same
+// folder and a rename, so no reader sees half a file.
+func WriteAtomic(path string, data []byte) error { return writeAtomic(path, data) }
+
 func writeAtomic(path string, data []byte) error {
 	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
 	if err != nil {
@@ -242,4 +246,48 @@ func writeAtomic(path string, data []byte) error {
 		return err
 	}
 	return os.Rename(f.Name(), path)
+}
+
+// OK is every run with status ok, by trial key: what analyses read.
+func (s *Store) OK() (map[string][]*record.Record, error) {
+	all, err := s.All()
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]*record.Record{}
+	for key, runs := range all {
+		for _, r := range runs {
+			if r.Record.Status == "ok" {
+				out[key] = append(out[key], r.Record)
+			}
+		}
+	}
+	return out, nil
+}
+
+// OKWithSamples is OK with the per-request samples of the runs that have
+// them (measured and simulated runs).
+func (s *Store) OKWithSamples() (map[string][]*record.Record, map[*record.Record][]record.Sample, error) {
+	all, err := s.All()
+	if err != nil {
+		return nil, nil, err
+	}
+	runs, samples := map[string][]*record.Record{}, map[*record.Record][]record.Sample{}
+	for key, rs := range all {
+		for _, r := range rs {
+			if r.Record.Status != "ok" {
+				continue
+			}
+			runs[key] = append(runs[key], r.Record)
+			if r.Record.Samples == "" {
+				continue
+			}
+			ss, err := s.Samples(r)
+			if err != nil {
+				return nil, nil, err
+			}
+			samples[r.Record] = ss
+		}
+	}
+	return runs, samples, nil
 }

@@ -129,24 +129,12 @@ func (a *Analysis) steps(p *plan.Plan, d *decider) {
 
 func (a *Analysis) baseline(p *plan.Plan, d *decider) {
 	for _, t := range p.Trials {
-		if t.Profile == d.s.Objective.Profile && hasRole(t, "baseline/baseline") {
+		if t.Profile == d.s.Objective.Profile && t.HasRole("baseline/baseline") {
 			o := d.option("baseline", []*plan.Trial{t})
 			a.Baseline = &o
 			return
 		}
 	}
-}
-
-func hasRole(t *plan.Trial, role string) bool {
-	if t.Step+"/"+t.Variant == role {
-		return true
-	}
-	for _, r := range t.Also {
-		if r == role {
-			return true
-		}
-	}
-	return false
 }
 
 func (a *Analysis) final(s *schema.Study, p *plan.Plan) {

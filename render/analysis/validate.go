@@ -28,7 +28,7 @@ func (a *Analysis) validation(s *schema.Study, p *plan.Plan, d *decider) {
 
 func trialWith(p *plan.Plan, role, profile string) *plan.Trial {
 	for _, t := range p.Trials {
-		if t.Profile == profile && t.Key != "" && hasRole(t, role) {
+		if t.Profile == profile && t.Key != "" && t.HasRole(role) {
 			return t
 		}
 	}

@@ -44,7 +44,7 @@ func Load(studies, results string) (*Side, error) {
 		for _, r := range rs {
 			sd.Files[key] = append(sd.Files[key], baseName(r.Path))
 			if r.Record.Status == "ok" {
-				sd.Runs[key] = append(sd.Runs[key], r.Record)
+				sd.Runs[key] = append(sd.Runs[key], r.Record) // like store.OK, in the same pass as the files
 			}
 		}
 		sort.Strings(sd.Files[key])

@@ -67,13 +67,8 @@ func (b *builder) roleTrial(role, profile string) *plan.Trial {
 		if t.Profile != profile || t.Key == "" {
 			continue
 		}
-		if t.Step+"/"+t.Variant == role {
+		if t.HasRole(role) {
 			return t
-		}
-		for _, r := range t.Also {
-			if r == role {
-				return t
-			}
 		}
 	}
 	return nil

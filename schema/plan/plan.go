@@ -234,3 +234,17 @@ func (b *builder) validation(final *Config) error {
 	_, err := b.trials("validate", "final", *final, s.Validate.Profiles, true)
 	return err
 }
+
+// HasRole reports whether the trial plays role ("step/variant"), as its
+// own step and variant or as one of the roles merged into it.
+func (t *Trial) HasRole(role string) bool {
+	if t.Step+"/"+t.Variant == role {
+		return true
+	}
+	for _, r := range t.Also {
+		if r == role {
+			return true
+		}
+	}
+	return false
+}
