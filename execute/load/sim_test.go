@@ -96,24 +96,58 @@ func simMetric(t *testing.T, url, name string) int {
 // one step; the tolerances allow for the sleep's granularity.
 func TestTimingMatchesModel(t *testing.T) {
 	url := startSim(t, []string{"SERVELAB_SIM_TIMING=step=6ms,per-seq=0s,prefill=0s"}, "vllm", "serve", "m/m")
-	samples, err := Run(context.Background(), Target{URL: url, Model: "m/m", API: "chat"},
-		Load{Kind: "concurrency", Concurrency: 1, Requests: 12, Warmup: 2}, prompts(4, 50, 30))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := Summarize(samples)
-	if m.Completed != 12 || m.Warmup != 2 || m.OutputTokens != 12*30 {
-		t.Fatalf("%d completed, %d warm-up, %d tokens: %v", m.Completed, m.Warmup, m.OutputTokens, m.FailReasons)
-	}
-	within(t, "mean TPOT", *m.TPOT.Mean, 6, 0.03)
-	within(t, "median ITL", *m.ITL.Median, 6, 0.05)
-	if ttft := *m.TTFT.Median; ttft < 3 || ttft > 16 {
-		t.Errorf("median TTFT %.2f ms, want about one 6 ms step (3..16)", ttft)
+	timing(t, func(c *checker) {
+		samples, err := Run(context.Background(), Target{URL: url, Model: "m/m", API: "chat"},
+			Load{Kind: "concurrency", Concurrency: 1, Requests: 12, Warmup: 2}, prompts(4, 50, 30))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := Summarize(samples)
+		if m.Completed != 12 || m.Warmup != 2 || m.OutputTokens != 12*30 {
+			t.Fatalf("%d completed, %d warm-up, %d tokens: %v", m.Completed, m.Warmup, m.OutputTokens, m.FailReasons)
+		}
+		within(c, "mean TPOT", *m.TPOT.Mean, 6, 0.03)
+		within(c, "median ITL", *m.ITL.Median, 6, 0.05)
+		if ttft := *m.TTFT.Median; ttft < 3 || ttft > 16 {
+			c.Errorf("median TTFT %.2f ms, want about one 6 ms step (3..16)", ttft)
+		}
+	})
+}
+
+// checker collects the failures of one attempt.
+type checker struct {
+	t    *testing.T
+	errs []string
+}
+
+func (c *checker) Errorf(format string, args ...any) {
+	c.errs = append(c.errs, fmt.Sprintf(format, args...))
+}
+
+// timing runs a timing check up to twice: on a loaded CI machine one
+// attempt can be starved of CPU by other test packages; two failures in
+// a row are a real failure.
+func timing(t *testing.T, check func(c *checker)) {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		c := &checker{t: t}
+		check(c)
+		if len(c.errs) == 0 {
+			return
+		}
+		if attempt == 2 {
+			for _, e := range c.errs {
+				t.Error(e)
+			}
+			return
+		}
+		t.Logf("attempt 1 missed (%s); trying again", strings.Join(c.errs, "; "))
 	}
 }
 
-func within(t *testing.T, name string, got, want, rel float64) {
-	t.Helper()
+type errorfer interface{ Errorf(string, ...any) }
+
+func within(t errorfer, name string, got, want, rel float64) {
 	if math.Abs(got-want) > rel*want {
 		t.Errorf("%s = %.3f, want %.3f ± %.0f %%", name, got, want, rel*100)
 	}
@@ -138,19 +172,21 @@ func TestConcurrencyNeverExceedsSlots(t *testing.T) {
 // of sends is within 0.5 % of 200.
 func TestConstantRateHoldsSchedule(t *testing.T) {
 	url := startSim(t, []string{"SERVELAB_SIM_TIMING=step=2ms,per-seq=0s,prefill=0s"}, "vllm", "serve", "m/m")
-	samples, _ := Run(context.Background(), Target{URL: url, Model: "m/m", API: "chat"},
-		Load{Kind: "constant", Rate: 200, Requests: 400}, prompts(8, 8, 4))
-	m := Summarize(samples)
-	first, last := math.Inf(1), math.Inf(-1)
-	for _, s := range samples {
-		first, last = math.Min(first, s.Sent), math.Max(last, s.Sent)
-	}
-	rate := float64(len(samples)-1) / (last - first)
-	within(t, "achieved send rate", rate, 200, 0.005)
-	if m.Completed != 400 {
-		t.Errorf("%d completed: %v", m.Completed, m.FailReasons)
-	}
-	t.Logf("achieved %.2f req/s, lag p50 %.3f ms p99 %.3f ms, %d late", rate, *m.ScheduleLag.P50, *m.ScheduleLag.P99, m.Late)
+	timing(t, func(c *checker) {
+		samples, _ := Run(context.Background(), Target{URL: url, Model: "m/m", API: "chat"},
+			Load{Kind: "constant", Rate: 200, Requests: 400}, prompts(8, 8, 4))
+		m := Summarize(samples)
+		first, last := math.Inf(1), math.Inf(-1)
+		for _, s := range samples {
+			first, last = math.Min(first, s.Sent), math.Max(last, s.Sent)
+		}
+		rate := float64(len(samples)-1) / (last - first)
+		within(c, "achieved send rate", rate, 200, 0.005)
+		if m.Completed != 400 {
+			c.Errorf("%d completed: %v", m.Completed, m.FailReasons)
+		}
+		t.Logf("achieved %.2f req/s, lag p50 %.3f ms p99 %.3f ms, %d late", rate, *m.ScheduleLag.P50, *m.ScheduleLag.P99, m.Late)
+	})
 }
 
 // Faults of the engine become failed requests with reasons; the run
@@ -218,10 +254,12 @@ func TestFlagEffects(t *testing.T) {
 			Load{Kind: "concurrency", Concurrency: 1, Requests: 6}, prompts(2, 10, 60))
 		return *Summarize(s).TPOT.Mean
 	}
-	base := tpot("vllm", "serve", "m/m")
-	spec := tpot("vllm", "serve", "m/m", `--speculative-config={"method":"mtp","num_speculative_tokens":2}`)
-	fp8 := tpot("vllm", "serve", "m/m-FP8")
-	// MTP with 2 drafted tokens: 1 + floor(2·0.6) = 2 tokens per 6.9 ms step.
-	within(t, "speculative TPOT", spec, 6.9/2, 0.05)
-	within(t, "FP8 TPOT", fp8, base*0.7, 0.05)
+	timing(t, func(c *checker) {
+		base := tpot("vllm", "serve", "m/m")
+		spec := tpot("vllm", "serve", "m/m", `--speculative-config={"method":"mtp","num_speculative_tokens":2}`)
+		fp8 := tpot("vllm", "serve", "m/m-FP8")
+		// MTP with 2 drafted tokens: 1 + floor(2·0.6) = 2 tokens per 6.9 ms step.
+		within(c, "speculative TPOT", spec, 6.9/2, 0.05)
+		within(c, "FP8 TPOT", fp8, base*0.7, 0.05)
+	})
 }
