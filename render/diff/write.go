@@ -108,7 +108,7 @@ func (w *writer) study(s Study) {
 	}
 	var rows [][]string
 	for _, f := range s.Fields {
-		rows = append(rows, []string{w.code(f.Path), f.Old, f.New})
+		rows = append(rows, []string{settingName(w, f.Path), f.Old, f.New})
 	}
 	w.table([]string{p.T("Setting"), p.T("Before"), p.T("After")}, rows)
 	w.list(p.T("Trials added:"), s.Added)
@@ -187,4 +187,27 @@ func word(p *i18n.Printer, w string) string {
 		return p.T("no noise estimate")
 	}
 	return w
+}
+
+// settingName says where a setting is in study terms: "step batch,
+// variant 32: knobs.maxSeqs" for steps[batch].variants[32].knobs.maxSeqs.
+func settingName(w *writer, path string) string {
+	rest, ok := strings.CutPrefix(path, "steps[")
+	if !ok {
+		return w.code(path)
+	}
+	step, rest, _ := strings.Cut(rest, "]")
+	rest = strings.TrimPrefix(rest, ".")
+	out := w.p.T("step %s", w.code(step))
+	for _, k := range []string{"variants[", "select.variants["} {
+		if v, ok := strings.CutPrefix(rest, k); ok {
+			name, r, _ := strings.Cut(v, "]")
+			out += ", " + w.p.T("variant %s", w.code(name))
+			rest = strings.TrimPrefix(r, ".")
+		}
+	}
+	if rest == "" {
+		return out
+	}
+	return out + ": " + w.code(rest)
 }

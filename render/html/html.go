@@ -140,7 +140,8 @@ func option(c d.Chart, p *i18n.Printer) map[string]any {
 	}
 	global := []charts.GlobalOpts{
 		charts.WithInitializationOpts(opts.Initialization{ChartID: c.ID, Renderer: "svg", AssetsHost: "./"}),
-		charts.WithTitleOpts(opts.Title{Title: d.String(c.Title, p)}),
+		charts.WithTitleOpts(opts.Title{Title: wrap(d.String(c.Title, p), 56)}),
+		charts.WithGridOpts(opts.Grid{Top: "84", Bottom: "64"}), // room for a two-line title and the legend
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(len(c.Series) > 1), Top: "bottom"}),
 		charts.WithYAxisOpts(opts.YAxis{Name: c.Unit}),
@@ -255,3 +256,23 @@ func (s *unicodeIDs) Generate(v []byte, _ ast.NodeKind) []byte {
 }
 
 func (s *unicodeIDs) Put(v []byte) { s.seen[string(v)] = 0 }
+
+// wrap breaks a chart title into lines of at most n characters at
+// spaces: ECharts does not wrap titles, and long Russian ones run off
+// the chart.
+func wrap(s string, n int) string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(s) {
+		if line != "" && len([]rune(line))+1+len([]rune(w)) > n {
+			lines = append(lines, line)
+			line = w
+			continue
+		}
+		if line != "" {
+			line += " "
+		}
+		line += w
+	}
+	return strings.Join(append(lines, line), "\n")
+}
