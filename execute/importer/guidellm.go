@@ -50,8 +50,12 @@ func guidellmResult(b obj, model string) (*Result, error) {
 	if m := findString(b, 4, "model", "backend_model"); m != "" {
 		r.Model = m
 	}
-	r.Kind, r.Rate = guidellmStrategy(b)
+	var streams int
+	r.Kind, r.Rate, streams = guidellmStrategy(b)
 	m := &r.Metrics
+	if streams > 0 {
+		m.MaxConcurrency = &streams
+	}
 	totals := mets.sub("request_totals")
 	m.Completed = derefInt(totals.intp("successful"))
 	m.Failed = derefInt(totals.intp("errored"))
@@ -80,7 +84,9 @@ func guidellmResult(b obj, model string) (*Result, error) {
 	return r, nil
 }
 
-func guidellmStrategy(b obj) (string, float64) {
+// guidellmStrategy reads the load: kind, rate, and the streams of a
+// concurrent strategy (guidellm 0.5 writes them as config.strategy.streams).
+func guidellmStrategy(b obj) (string, float64, int) {
 	st := b.sub("config").sub("strategy")
 	if st == nil {
 		st = b.sub("args").sub("strategy")
@@ -88,14 +94,18 @@ func guidellmStrategy(b obj) (string, float64) {
 	kind := st.str("type_")
 	rate, _ := st.num("rate")
 	switch kind {
-	case "concurrent", "synchronous", "throughput":
-		return "concurrency", 0
+	case "concurrent":
+		return "concurrency", 0, derefInt(st.intp("streams"))
+	case "synchronous":
+		return "concurrency", 0, 1
+	case "throughput":
+		return "concurrency", 0, derefInt(st.intp("max_concurrency"))
 	case "constant", "async":
-		return "constant", rate
+		return "constant", rate, derefInt(st.intp("max_concurrency"))
 	case "poisson":
-		return "poisson", rate
+		return "poisson", rate, derefInt(st.intp("max_concurrency"))
 	}
-	return "", 0
+	return "", 0, 0
 }
 
 func guidellmDuration(b obj) float64 {

@@ -80,7 +80,7 @@ func TestParse(t *testing.T) {
 		}},
 		{"guidellm", "guidellm-v0.5.json", 0, func(r Result) []any {
 			m := r.Metrics
-			return []any{r.Kind, "concurrency", m.Completed, 100, stat(m.TTFT, "p99"), 98.59, stat(m.TPOT, "p90"), 7.7,
+			return []any{r.Kind, "concurrency", *m.MaxConcurrency, 4, m.Completed, 100, stat(m.TTFT, "p99"), 98.59, stat(m.TPOT, "p90"), 7.7,
 				*m.OutputThroughput, 22061 / 44.4}
 		}},
 		{"guidellm", "guidellm-v0.7.json", 1, func(r Result) []any {
