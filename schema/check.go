@@ -1,7 +1,9 @@
 package schema
 
 import (
+	"maps"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -14,7 +16,7 @@ var builtinKinds = []string{"vllm", "sglang", "trtllm"}
 // engines resolves each engine's kind and definition, then checks its
 // base settings against it.
 func (c *checker) engines() {
-	names := sortedKeys(c.s.Engines)
+	names := slices.Sorted(maps.Keys(c.s.Engines))
 	ok := map[string]bool{}
 	for _, name := range names {
 		ok[name] = c.resolveEngine(name)
@@ -72,7 +74,7 @@ func (c *checker) resolveEngine(name string) bool {
 // struct knob) in knobs.
 func (c *checker) knobsOn(parts []any, knobs Knobs, engine string) {
 	e := c.s.Engines[engine]
-	for _, k := range sortedKeys(knobs) {
+	for _, k := range slices.Sorted(maps.Keys(knobs)) {
 		if k == "modelVariant" {
 			c.modelVariant(at(parts, k), knobs[k])
 			continue
@@ -83,7 +85,7 @@ func (c *checker) knobsOn(parts []any, knobs Knobs, engine string) {
 			continue
 		}
 		sub, _ := knobs[k].(map[string]any)
-		for _, f := range sortedKeys(sub) {
+		for _, f := range slices.Sorted(maps.Keys(sub)) {
 			if !hasField(m, f) {
 				c.errorf(at(parts, k, f), "%s.%s is not supported by engine %s", k, f, engineName(engine, e.Kind))
 			}
@@ -116,7 +118,7 @@ func (c *checker) modelVariant(parts []any, v any) {
 		c.errorf(parts, "unknown model variant %q (model.variants declares none)", name)
 		return
 	}
-	c.errorf(parts, "unknown model variant %q (variants: %s)", name, strings.Join(sortedKeys(c.s.Model.Variants), ", "))
+	c.errorf(parts, "unknown model variant %q (variants: %s)", name, strings.Join(slices.Sorted(maps.Keys(c.s.Model.Variants)), ", "))
 }
 
 // argsOn type-checks raw flags the engine kind knows, and refuses raw
@@ -124,7 +126,7 @@ func (c *checker) modelVariant(parts []any, v any) {
 func (c *checker) argsOn(parts []any, args Args, engine string) {
 	e := c.s.Engines[engine]
 	types := c.l.flags[e.Kind]
-	for _, flag := range sortedKeys(args) {
+	for _, flag := range slices.Sorted(maps.Keys(args)) {
 		if knob := knobForFlag(e.Def, flag); knob != "" {
 			c.errorf(at(parts, flag), "--%s is the portable knob %s: set knobs.%s instead", flag, knob, knob)
 			continue
@@ -141,7 +143,7 @@ func (c *checker) argsOn(parts []any, args Args, engine string) {
 }
 
 func knobForFlag(def EngineKind, flag string) string {
-	for _, k := range sortedKeys(def.Knobs) {
+	for _, k := range slices.Sorted(maps.Keys(def.Knobs)) {
 		m := def.Knobs[k]
 		if m.Flag == flag || m.JSON == flag {
 			return k
@@ -184,14 +186,14 @@ func (c *checker) steps() {
 
 func (c *checker) stepEngines(parts []any, st Step, possible map[string]bool) []string {
 	if st.Engine == "" {
-		return sortedKeys(possible)
+		return slices.Sorted(maps.Keys(possible))
 	}
 	if !c.engineRef(at(parts, "engine"), st.Engine) {
 		return nil
 	}
 	if !possible[st.Engine] {
 		c.errorf(at(parts, "engine"), "step is pinned to engine %q, which the adopted configuration cannot have here (it can be: %s)",
-			st.Engine, strings.Join(sortedKeys(possible), ", "))
+			st.Engine, strings.Join(slices.Sorted(maps.Keys(possible)), ", "))
 	}
 	return []string{st.Engine}
 }

@@ -2,8 +2,9 @@ package schema
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 
 	"cuelang.org/go/cue"
@@ -173,7 +174,7 @@ func (c *checker) hardware() {
 }
 
 func (c *checker) gpuByAlias(name string) string {
-	for _, n := range sortedKeys(c.l.gpus) {
+	for _, n := range slices.Sorted(maps.Keys(c.l.gpus)) {
 		for _, a := range c.l.gpus[n].AKA {
 			if strings.EqualFold(a, name) {
 				return n
@@ -200,7 +201,7 @@ func (c *checker) profileRef(parts []any, name string) {
 	if _, ok := c.s.Profiles[name]; ok {
 		return
 	}
-	c.errorf(parts, "unknown profile %q (profiles: %s)", name, strings.Join(sortedKeys(c.s.Profiles), ", "))
+	c.errorf(parts, "unknown profile %q (profiles: %s)", name, strings.Join(slices.Sorted(maps.Keys(c.s.Profiles)), ", "))
 }
 
 func (c *checker) objective() {
@@ -218,17 +219,8 @@ func (c *checker) engineRef(parts []any, name string) bool {
 	if _, ok := c.s.Engines[name]; ok {
 		return true
 	}
-	c.errorf(parts, "unknown engine %q (engines: %s)", name, strings.Join(sortedKeys(c.s.Engines), ", "))
+	c.errorf(parts, "unknown engine %q (engines: %s)", name, strings.Join(slices.Sorted(maps.Keys(c.s.Engines)), ", "))
 	return false
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func sprintf(format string, args []any) string { return fmt.Sprintf(format, args...) }

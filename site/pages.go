@@ -5,8 +5,10 @@ import (
 	"embed"
 	"fmt"
 	"html/template"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"servelab.dev/i18n"
@@ -132,7 +134,7 @@ func writeIndex(dir string, p *i18n.Printer, pages []page) error {
 func indexRow(pg page, p *i18n.Printer) row {
 	s := pg.s
 	var engines []string
-	for _, name := range sortedEngines(pg) {
+	for _, name := range slices.Sorted(maps.Keys(pg.s.Engines)) {
 		e := s.Engines[name]
 		engines = append(engines, report.EngineName(e.Kind)+" "+e.Version)
 	}
@@ -163,15 +165,6 @@ func headline(pg page, p *i18n.Printer) string {
 	v := pg.a.Validation[pick]
 	what := d.M("%s at %s", report.MetricName(obj.Metric), report.ProfileTitle(pg.s, v.Profile))
 	return d.String(report.RatioText(obj.Metric, *v.Ratio), p) + " (" + d.String(what, p) + ")"
-}
-
-func sortedEngines(pg page) []string {
-	var out []string
-	for n := range pg.s.Engines {
-		out = append(out, n)
-	}
-	sortStrings(out)
-	return out
 }
 
 var rootPage = template.Must(template.New("root").Parse(`<!DOCTYPE html>

@@ -187,5 +187,3 @@ func writeAssets(dir string, echarts string) error {
 func writeFile(path string, b *bytes.Buffer) error {
 	return os.WriteFile(path, b.Bytes(), 0o644)
 }
-
-func sortStrings(s []string) { sort.Strings(s) }

@@ -2,7 +2,9 @@ package importer
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 
 	"servelab.dev/execute/record"
@@ -168,7 +170,7 @@ func findString(o obj, depth int, names ...string) string {
 			return s
 		}
 	}
-	for _, k := range sortedKeys(o) {
+	for _, k := range slices.Sorted(maps.Keys(o)) {
 		if sub := o.sub(k); sub != nil {
 			if s := findString(sub, depth-1, names...); s != "" {
 				return s
@@ -176,13 +178,4 @@ func findString(o obj, depth int, names ...string) string {
 		}
 	}
 	return ""
-}
-
-func sortedKeys(o obj) []string {
-	keys := make([]string, 0, len(o))
-	for k := range o {
-		keys = append(keys, k)
-	}
-	sortStrings(keys)
-	return keys
 }

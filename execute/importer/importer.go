@@ -116,5 +116,3 @@ func required(m record.Metrics, have map[string]bool, names ...string) error {
 	}
 	return nil
 }
-
-func sortStrings(s []string) { sort.Strings(s) }

@@ -21,7 +21,6 @@ type Option struct {
 
 	values   []float64
 	requests []float64 // per-request values of the objective, when sampled
-	trial    *plan.Trial
 }
 
 // Step is one step's outcome.
@@ -101,7 +100,7 @@ func (d *decider) option(variant string, trials []*plan.Trial) Option {
 			continue
 		}
 		if o.Key == "" {
-			o.Key, o.trial = t.Key, t
+			o.Key = t.Key
 		}
 		o.requests = append(o.requests, sampleValues(d.s.Objective.Metric, d.runs[t.Key], d.samples)...)
 		for _, r := range d.runs[t.Key] {

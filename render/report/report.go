@@ -1,7 +1,8 @@
 package report
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"servelab.dev/execute/record"
@@ -95,7 +96,7 @@ func (b *builder) setup() {
 	b.h(2, "setup", d.M("Experimental setup"))
 	b.h(3, "model", d.M("Model"))
 	items := []d.Text{d.M("%s: %s, %s parameters", d.Code(s.Model.ID), d.Lit(strings.ToUpper(s.Model.DType)), d.Lit(billions(s.Model.Params)))}
-	for _, name := range sortedKeys(s.Model.Variants) {
+	for _, name := range slices.Sorted(maps.Keys(s.Model.Variants)) {
 		v, _ := s.Model.Variant(name)
 		items = append(items, d.M("%s: %s, %s parameters", d.Code(v.ID), d.Lit(strings.ToUpper(v.DType)), d.Lit(billions(v.Params))))
 	}
@@ -105,20 +106,11 @@ func (b *builder) setup() {
 	b.doc.Add(d.Para{Text: d.M("%s × %s: %s GiB, %s TB/s memory bandwidth", d.Lit(itoa(h.Count)), d.Lit(h.GPU), d.Lit(trim(h.MemoryGiB)), d.Lit(trim(h.BandwidthTBs)))})
 	b.h(3, "engines", d.M("Engine versions"))
 	var engines []d.Text
-	for _, name := range sortedKeys(s.Engines) {
+	for _, name := range slices.Sorted(maps.Keys(s.Engines)) {
 		e := s.Engines[name]
 		engines = append(engines, d.Join{Sep: " ", Parts: []d.Text{d.Lit(EngineName(e.Kind)), d.Code(e.Version)}})
 	}
 	b.doc.Add(d.List{Items: engines})
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // trialRuns are the records of a trial, for blocks.

@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -48,7 +49,7 @@ func Argv(s *schema.Study, c Config) ([]string, error) {
 			return nil, err
 		}
 	}
-	for _, name := range sortedKeys(c.Args) {
+	for _, name := range slices.Sorted(maps.Keys(c.Args)) {
 		w.arg(name, c.Args[name])
 	}
 	return append(argv, w.out...), nil
@@ -174,7 +175,7 @@ func Shell(env map[string]string, argv []string) (string, error) {
 // name order, with only their values quoted.
 func ShellWords(env map[string]string, argv []string) ([]string, error) {
 	var words []string
-	for _, k := range sortedKeys(env) {
+	for _, k := range slices.Sorted(maps.Keys(env)) {
 		q, err := syntax.Quote(env[k], syntax.LangBash)
 		if err != nil {
 			return nil, fmt.Errorf("env %s: %w", k, err)
@@ -203,12 +204,3 @@ func quoteWord(a string, first bool) (string, error) {
 }
 
 const safeChars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:@%+,"
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}

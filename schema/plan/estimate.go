@@ -1,7 +1,9 @@
 package plan
 
 import (
+	"maps"
 	"math"
+	"slices"
 	"strings"
 
 	"servelab.dev/schema"
@@ -49,7 +51,7 @@ func launchKey(t *Trial) string {
 	var b strings.Builder
 	b.WriteString(t.Kind + "\x00" + t.Version + "\x00")
 	b.WriteString(strings.Join(t.Argv, "\x00"))
-	for _, k := range sortedKeys(t.Env) {
+	for _, k := range slices.Sorted(maps.Keys(t.Env)) {
 		b.WriteString("\x00" + k + "=" + t.Env[k])
 	}
 	return b.String()
