@@ -11,6 +11,7 @@ import (
 	"servelab.dev/execute/importer"
 	"servelab.dev/execute/record"
 	"servelab.dev/execute/store"
+	"servelab.dev/render/analysis"
 	"servelab.dev/schema"
 )
 
@@ -85,7 +86,7 @@ func importInto(st *store.Store, s *schema.Study, sel, format, file string, src 
 	if err != nil {
 		return "", err
 	}
-	p, err := decidedPlan(s, runs)
+	p, err := analysis.Plan(s, runs)
 	if err != nil {
 		return "", err
 	}

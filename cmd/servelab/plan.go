@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"servelab.dev/execute/store"
+	"servelab.dev/render/analysis"
 	"servelab.dev/schema/plan"
 )
 
@@ -28,7 +29,7 @@ func runPlan(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	p, err := decidedPlan(s, runs)
+	p, err := analysis.Plan(s, runs)
 	if err != nil {
 		return err
 	}

@@ -36,14 +36,6 @@ func loadRunsSamples(st *store.Store, withSamples bool) (analysis.Runs, analysis
 	return st.OKWithSamples()
 }
 
-// decidedPlan is the plan as far as the records decide it.
-func decidedPlan(s *schema.Study, runs analysis.Runs) (*plan.Plan, error) {
-	return plan.New(s, plan.Options{
-		Decider: analysis.NewDecider(s, runs),
-		Cached:  func(k string) bool { return len(runs[k]) > 0 },
-	})
-}
-
 // selectTrial finds the trial a selector names: a key (or a prefix of at
 // least 8 hex digits), or step/variant/profile[/repeat], where the pair
 // may be any role of the trial (validate/final, baseline/baseline).

@@ -106,7 +106,7 @@ func (r *runner) loop(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		p, err := plan.New(r.s, plan.Options{Decider: analysis.NewDecider(r.s, runs), Cached: func(k string) bool { return len(runs[k]) > 0 }})
+		p, err := analysis.Plan(r.s, runs)
 		if err != nil {
 			return err
 		}
@@ -253,7 +253,7 @@ func (r *runner) followUps(key string) ([]*plan.Trial, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := plan.New(r.s, plan.Options{Decider: analysis.NewDecider(r.s, runs), Cached: func(k string) bool { return len(runs[k]) > 0 }})
+	p, err := analysis.Plan(r.s, runs)
 	if err != nil {
 		return nil, err
 	}

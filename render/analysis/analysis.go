@@ -82,10 +82,14 @@ type Missing struct {
 	Repeat  int    `json:"repeat"`
 }
 
-// NewDecider decides steps from runs; plan.New uses it to go past the
-// first step.
-func NewDecider(s *schema.Study, runs Runs) plan.Decider {
-	return &decider{s: s, runs: runs, steps: map[string]*Step{}}
+// Plan is s's plan as far as runs decide it: trials with records are
+// cached, and steps the records decide let the plan go on to the next.
+func Plan(s *schema.Study, runs Runs) (*plan.Plan, error) {
+	return planWith(s, runs, &decider{s: s, runs: runs, steps: map[string]*Step{}})
+}
+
+func planWith(s *schema.Study, runs Runs, d *decider) (*plan.Plan, error) {
+	return plan.New(s, plan.Options{Decider: d, Cached: func(k string) bool { return len(runs[k]) > 0 }})
 }
 
 // Analyze decides s from runs as far as the records allow.
@@ -96,7 +100,7 @@ func Analyze(s *schema.Study, runs Runs) (*Analysis, error) { return AnalyzeSamp
 // requests).
 func AnalyzeSamples(s *schema.Study, runs Runs, samples Samples) (*Analysis, error) {
 	d := &decider{s: s, runs: runs, samples: samples, steps: map[string]*Step{}}
-	p, err := plan.New(s, plan.Options{Decider: d, Cached: func(k string) bool { return len(runs[k]) > 0 }})
+	p, err := planWith(s, runs, d)
 	if err != nil {
 		return nil, err
 	}
