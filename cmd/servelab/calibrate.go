@@ -4,13 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"time"
 
 	"servelab.dev/execute/dataset"
+	"servelab.dev/execute/engine"
 	"servelab.dev/execute/load"
 )
 
@@ -50,38 +48,24 @@ func runCalibrate(e *env, args []string) error {
 // startZeroSim runs servelab-sim with no delays, so the client is the
 // only bottleneck.
 func startZeroSim(path string) (string, func(), error) {
-	if path == "" {
-		if exe, err := os.Executable(); err == nil {
-			if p := filepath.Join(filepath.Dir(exe), "servelab-sim"); fileExists(p) {
-				path = p
-			}
-		}
-	}
-	if path == "" {
-		p, err := exec.LookPath("servelab-sim")
-		if err != nil {
-			return "", nil, fmt.Errorf("servelab-sim not found beside servelab or on PATH (make build builds both); or give --sim")
-		}
-		path = p
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	path, err := simBinary(path)
 	if err != nil {
 		return "", nil, err
 	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	cmd := exec.Command(path, "vllm", "serve", "calibrate", "--port", fmt.Sprint(port), "--max-num-seqs", "4096")
-	cmd.Env = append(os.Environ(), "SERVELAB_SIM_TIMING=step=0s,per-seq=0s,prefill=0s")
-	if err := cmd.Start(); err != nil {
+	logf, err := os.CreateTemp("", "servelab-calibrate-*.log")
+	if err != nil {
 		return "", nil, err
 	}
-	stop := func() { cmd.Process.Kill(); cmd.Wait() }
-	url := fmt.Sprintf("http://127.0.0.1:%d", port)
-	if err := waitHealthy(url, 10*time.Second); err != nil {
-		stop()
+	logf.Close()
+	spec := engine.Spec{Argv: []string{path, "vllm", "serve", "calibrate", "--max-num-seqs", "4096"},
+		Env:       map[string]string{"SERVELAB_SIM_TIMING": "step=0s,per-seq=0s,prefill=0s"},
+		FlagStyle: "space", HostFlag: "host", PortFlag: "port", Health: "/health", Log: logf.Name()}
+	p, err := engine.Start(context.Background(), spec, 10*time.Second)
+	if err != nil {
+		os.Remove(logf.Name())
 		return "", nil, err
 	}
-	return url, stop, nil
+	return p.URL, func() { p.Stop(); os.Remove(logf.Name()) }, nil
 }
 
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }

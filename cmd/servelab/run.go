@@ -88,5 +88,5 @@ func simBinary(flag string) (string, error) {
 	if p, err := exec.LookPath("servelab-sim"); err == nil {
 		return p, nil
 	}
-	return "", fmt.Errorf("--simulate needs servelab-sim beside servelab or on PATH (make build builds both)")
+	return "", fmt.Errorf("servelab-sim not found beside servelab or on PATH (make build builds both; or give --sim)")
 }
