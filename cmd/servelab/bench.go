@@ -118,12 +118,10 @@ func benchRecord(b benchFlags, ds plan.DatasetSpec, began time.Time, samples []r
 		Profile: plan.ProfileSpec{Kind: b.kind, Requests: b.requests, Rate: rateOf(b), Burstiness: burstOf(b), Concurrency: b.conc},
 		Benchmark: plan.BenchmarkSpec{Client: "builtin", ClientVersion: version, Dataset: ds, API: api, Seed: int(b.seed),
 			Warmup: b.warmup, Timeout: b.timeout.Seconds(), IgnoreEOS: b.ignoreEOS}}
-	prov := record.Provenance{Kind: record.Measured, Host: host.Name(), Start: began.Format(time.RFC3339),
-		End: time.Now().UTC().Format(time.RFC3339), Servelab: version}
 	if g := host.GPUs(); len(g) > 0 {
-		prov.GPU, prov.Driver, prov.GPUMemoryMiB = g[0].Name, g[0].Driver, g[0].MemoryMiB
 		spec.Hardware.GPU = g[0].Name
 	}
+	prov := host.Provenance(record.Measured, began, time.Now(), version)
 	m := load.Summarize(samples)
 	r := &record.Record{Format: record.Format, Key: spec.Key(), Trial: spec, Provenance: prov, Status: "ok", Metrics: m}
 	if m.Completed == 0 {

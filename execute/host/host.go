@@ -9,7 +9,10 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
+
+	"servelab.dev/execute/record"
 )
 
 // GPU is what nvidia-smi says of the first GPU.
@@ -25,8 +28,31 @@ func Name() string {
 	return h
 }
 
-// GPUs lists the GPUs nvidia-smi sees; none without nvidia-smi.
+// GPUs lists the GPUs nvidia-smi sees; none without nvidia-smi. The
+// answer is read once per process: names, drivers and sizes do not change
+// while servelab runs, and every record asks.
 func GPUs() []GPU {
+	gpusOnce.Do(func() { gpus = queryGPUs() })
+	return gpus
+}
+
+var (
+	gpusOnce sync.Once
+	gpus     []GPU
+)
+
+// Provenance is the provenance of a run on this machine: its kind, host,
+// first GPU, times and the servelab version.
+func Provenance(kind string, began, ended time.Time, version string) record.Provenance {
+	p := record.Provenance{Kind: kind, Host: Name(), Start: began.UTC().Format(time.RFC3339),
+		End: ended.UTC().Format(time.RFC3339), Servelab: version}
+	if g := GPUs(); len(g) > 0 {
+		p.GPU, p.Driver, p.GPUMemoryMiB = g[0].Name, g[0].Driver, g[0].MemoryMiB
+	}
+	return p
+}
+
+func queryGPUs() []GPU {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, "nvidia-smi", "--query-gpu=name,driver_version,memory.total", "--format=csv,noheader,nounits").Output()

@@ -180,10 +180,5 @@ func (r *runner) record(t *plan.Trial, began, ended time.Time) *record.Record {
 	if r.o.Simulate {
 		kind = record.Simulated
 	}
-	prov := record.Provenance{Kind: kind, Host: host.Name(), Start: began.UTC().Format(time.RFC3339),
-		End: ended.UTC().Format(time.RFC3339), Servelab: r.o.Version}
-	if g := host.GPUs(); len(g) > 0 {
-		prov.GPU, prov.Driver, prov.GPUMemoryMiB = g[0].Name, g[0].Driver, g[0].MemoryMiB
-	}
-	return &record.Record{Format: record.Format, Key: t.Key, Trial: *t.Spec, Provenance: prov, Status: "ok"}
+	return &record.Record{Format: record.Format, Key: t.Key, Trial: *t.Spec, Provenance: host.Provenance(kind, began, ended, r.o.Version), Status: "ok"}
 }
