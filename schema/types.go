@@ -117,6 +117,20 @@ type Engine struct {
 // them: string, float64, bool, or map[string]any for speculative.
 type Knobs map[string]any
 
+// Number reads a knob value as a number: CUE decodes integers as int
+// and other numbers as float64.
+func Number(v any) (float64, bool) {
+	switch v := v.(type) {
+	case int:
+		return float64(v), true
+	case int64:
+		return float64(v), true
+	case float64:
+		return v, true
+	}
+	return 0, false
+}
+
 // Args are raw flags by name (without dashes): string, float64 or bool.
 type Args map[string]any
 

@@ -186,15 +186,8 @@ func (r *runner) pass(ctx context.Context, gs [][]*plan.Trial) error {
 }
 
 func tensorParallel(t *plan.Trial) int {
-	switch v := t.Config.Knobs["tensorParallel"].(type) {
-	case int:
-		return max(1, v)
-	case int64:
-		return max(1, int(v))
-	case float64:
-		return max(1, int(v))
-	}
-	return 1
+	v, _ := schema.Number(t.Config.Knobs["tensorParallel"])
+	return max(1, int(v))
 }
 
 func (r *runner) isDone(key string) bool {

@@ -97,7 +97,7 @@ func minStepMs(s *schema.Study, c plan.Config) float64 {
 	}
 	bytes := mv.Params * bytesPer(mv.DType)
 	tp := 1.0
-	if v, ok := number(c.Knobs["tensorParallel"]); ok && v > 1 {
+	if v, ok := schema.Number(c.Knobs["tensorParallel"]); ok && v > 1 {
 		tp = v
 	}
 	return bytes / (bw * tp) * 1000 / tokensPerStep(c)
@@ -125,7 +125,7 @@ func tokensPerStep(c plan.Config) float64 {
 	}
 	most := 0.0
 	for _, k := range []string{"tokens", "steps", "draftTokens"} {
-		if v, ok := number(spec[k]); ok && v > most {
+		if v, ok := schema.Number(spec[k]); ok && v > most {
 			most = v
 		}
 	}
@@ -133,17 +133,4 @@ func tokensPerStep(c plan.Config) float64 {
 		most = 16
 	}
 	return 1 + most
-}
-
-// number reads a knob value as CUE decodes it (int or float64).
-func number(v any) (float64, bool) {
-	switch v := v.(type) {
-	case int:
-		return float64(v), true
-	case int64:
-		return float64(v), true
-	case float64:
-		return v, true
-	}
-	return 0, false
 }

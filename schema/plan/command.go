@@ -149,14 +149,11 @@ func format(v any) string {
 	switch v := v.(type) {
 	case string:
 		return v
-	case float64:
-		return strconv.FormatFloat(v, 'f', -1, 64)
-	case int:
-		return strconv.Itoa(v)
-	case int64:
-		return strconv.FormatInt(v, 10)
 	case bool:
 		return strconv.FormatBool(v)
+	}
+	if f, ok := schema.Number(v); ok {
+		return strconv.FormatFloat(f, 'f', -1, 64)
 	}
 	return fmt.Sprint(v)
 }
