@@ -24,7 +24,7 @@ import (
 
 	"servelab.dev/execute/store"
 	"servelab.dev/i18n"
-	"servelab.dev/render/analysis"
+	"servelab.dev/execute/decide"
 	d "servelab.dev/render/document"
 	"servelab.dev/render/report"
 	"servelab.dev/schema"
@@ -48,7 +48,7 @@ const CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inl
 // page is one study ready to print.
 type page struct {
 	s   *schema.Study
-	a   *analysis.Analysis
+	a   *decide.Analysis
 	doc *d.Doc
 	// newest is the latest record time of the study ("" when every record
 	// is imported without a date).
@@ -104,7 +104,7 @@ func load(o Options) ([]page, error) {
 	sort.Slice(studies, func(i, j int) bool { return studies[i].ID < studies[j].ID })
 	var pages []page
 	for _, s := range studies {
-		a, err := analysis.AnalyzeSamples(s, runs, samples)
+		a, err := decide.AnalyzeSamples(s, runs, samples)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", s.File, err)
 		}
@@ -114,7 +114,7 @@ func load(o Options) ([]page, error) {
 }
 
 // newest is the latest end (or start) time among the study's records.
-func newest(a *analysis.Analysis, runs analysis.Runs) string {
+func newest(a *decide.Analysis, runs decide.Runs) string {
 	best := ""
 	for _, t := range a.Plan.Trials {
 		for _, r := range runs[t.Key] {

@@ -8,7 +8,7 @@ import (
 	"text/tabwriter"
 
 	"servelab.dev/execute/store"
-	"servelab.dev/render/analysis"
+	"servelab.dev/execute/decide"
 	"servelab.dev/schema"
 )
 
@@ -31,7 +31,7 @@ func runAnalyze(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	a, err := analysis.AnalyzeSamples(s, runs, samples)
+	a, err := decide.AnalyzeSamples(s, runs, samples)
 	if err != nil {
 		return err
 	}
@@ -51,13 +51,13 @@ func fmtValue(metric string, v float64) string {
 	switch {
 	case strings.HasPrefix(metric, "latency."):
 		return fmt.Sprintf("%.2f s", v/1000)
-	case analysis.Unit(metric) == "ms":
+	case decide.Unit(metric) == "ms":
 		return fmt.Sprintf("%.2f ms", v)
 	}
-	return fmt.Sprintf("%.2f %s", v, analysis.Unit(metric))
+	return fmt.Sprintf("%.2f %s", v, decide.Unit(metric))
 }
 
-func fmtVal(metric string, v *analysis.Value) string {
+func fmtVal(metric string, v *decide.Value) string {
 	if v == nil {
 		return "no record"
 	}
@@ -74,7 +74,7 @@ func fmtVal(metric string, v *analysis.Value) string {
 	return s
 }
 
-func writeAnalysis(w io.Writer, s *schema.Study, a *analysis.Analysis) {
+func writeAnalysis(w io.Writer, s *schema.Study, a *decide.Analysis) {
 	o := a.Objective
 	fmt.Fprintf(w, "study %s: %s %s on %s, adopted when better by more than %.1f %%\n",
 		a.Study, goalWord(o.Goal), o.Metric, o.Profile, o.MinGain*100)
@@ -106,7 +106,7 @@ func goalWord(goal string) string {
 	return "maximise"
 }
 
-func writeStep(w io.Writer, metric string, st analysis.Step) {
+func writeStep(w io.Writer, metric string, st decide.Step) {
 	head := fmt.Sprintf("\nstep %s (%s): %s", st.ID, st.Kind, st.Status)
 	switch {
 	case st.Adopted != nil:
@@ -131,7 +131,7 @@ func writeStep(w io.Writer, metric string, st analysis.Step) {
 	}
 }
 
-func comparisonText(metric string, c *analysis.Comparison) string {
+func comparisonText(metric string, c *decide.Comparison) string {
 	word := "better"
 	if c.Ratio < 1 {
 		word = "worse"
@@ -155,7 +155,7 @@ func ratioShown(r float64) float64 {
 	return r
 }
 
-func writeValidation(w io.Writer, metric string, a *analysis.Analysis) {
+func writeValidation(w io.Writer, metric string, a *decide.Analysis) {
 	if len(a.Validation) == 0 {
 		return
 	}
@@ -163,7 +163,7 @@ func writeValidation(w io.Writer, metric string, a *analysis.Analysis) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  PROFILE\tMETRIC\tBASELINE\tFINAL\tRATIO")
 	for _, row := range a.Validation {
-		for _, r := range []*analysis.ValidationRow{&row, row.Latency, row.TTFT, row.TPOT} {
+		for _, r := range []*decide.ValidationRow{&row, row.Latency, row.TTFT, row.TPOT} {
 			if r == nil {
 				continue
 			}
@@ -180,7 +180,7 @@ func writeValidation(w io.Writer, metric string, a *analysis.Analysis) {
 	tw.Flush()
 }
 
-func writeWarnings(w io.Writer, a *analysis.Analysis) {
+func writeWarnings(w io.Writer, a *decide.Analysis) {
 	if len(a.Warnings) == 0 {
 		return
 	}

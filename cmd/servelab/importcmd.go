@@ -11,7 +11,7 @@ import (
 	"servelab.dev/execute/importer"
 	"servelab.dev/execute/record"
 	"servelab.dev/execute/store"
-	"servelab.dev/render/analysis"
+	"servelab.dev/execute/decide"
 	"servelab.dev/schema"
 )
 
@@ -86,7 +86,7 @@ func importInto(st *store.Store, s *schema.Study, sel, format, file string, src 
 	if err != nil {
 		return "", err
 	}
-	p, err := analysis.Plan(s, runs)
+	p, err := decide.Plan(s, runs)
 	if err != nil {
 		return "", err
 	}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"servelab.dev/execute/store"
-	"servelab.dev/render/analysis"
+	"servelab.dev/execute/decide"
 	"servelab.dev/schema/plan"
 )
 
@@ -29,7 +29,7 @@ func runPlan(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	p, err := analysis.Plan(s, runs)
+	p, err := decide.Plan(s, runs)
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,7 @@ import (
 
 	"servelab.dev/execute/store"
 	"servelab.dev/i18n"
-	"servelab.dev/render/analysis"
+	"servelab.dev/execute/decide"
 	"servelab.dev/render/html"
 	"servelab.dev/render/markdown"
 	"servelab.dev/render/report"
@@ -75,12 +75,12 @@ func outFormats(list string) (map[string]bool, error) {
 	return out, nil
 }
 
-func renderStudy(e *env, file, dir string, ls []*i18n.Printer, fm map[string]bool, runs analysis.Runs, samples analysis.Samples) error {
+func renderStudy(e *env, file, dir string, ls []*i18n.Printer, fm map[string]bool, runs decide.Runs, samples decide.Samples) error {
 	s, err := loadStudy(file)
 	if err != nil {
 		return err
 	}
-	a, err := analysis.AnalyzeSamples(s, runs, samples)
+	a, err := decide.AnalyzeSamples(s, runs, samples)
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"servelab.dev/execute/store"
-	"servelab.dev/render/analysis"
+	"servelab.dev/execute/decide"
 	"servelab.dev/schema"
 	"servelab.dev/schema/plan"
 )
@@ -21,14 +21,14 @@ func loadStudy(file string) (*schema.Study, error) {
 
 // loadRuns reads the ok records of the store. A corrupt file fails the
 // command: figures are never dropped silently.
-func loadRuns(st *store.Store) (analysis.Runs, error) {
+func loadRuns(st *store.Store) (decide.Runs, error) {
 	runs, _, err := loadRunsSamples(st, false)
 	return runs, err
 }
 
 // loadRunsSamples also reads the per-request sidecars of measured runs
 // when withSamples is set.
-func loadRunsSamples(st *store.Store, withSamples bool) (analysis.Runs, analysis.Samples, error) {
+func loadRunsSamples(st *store.Store, withSamples bool) (decide.Runs, decide.Samples, error) {
 	if !withSamples {
 		runs, err := st.OK()
 		return runs, nil, err

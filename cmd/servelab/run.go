@@ -13,7 +13,7 @@ import (
 
 	"servelab.dev/execute/runner"
 	"servelab.dev/execute/store"
-	"servelab.dev/render/analysis"
+	"servelab.dev/execute/decide"
 )
 
 func runRun(e *env, args []string) error {
@@ -49,7 +49,7 @@ func runRun(e *env, args []string) error {
 	if isTerminal(e.stderr) {
 		tty := newTTYProgress(e.stderr, 0, 0)
 		if runs, err := loadRuns(store.Open(o.Results)); err == nil {
-			if p, err := analysis.Plan(s, runs); err == nil {
+			if p, err := decide.Plan(s, runs); err == nil {
 				tty = newTTYProgress(e.stderr, p.Estimate.Trials-p.Estimate.Cached, time.Duration(p.Estimate.TotalSeconds*float64(time.Second)))
 			}
 		}

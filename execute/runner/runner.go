@@ -21,7 +21,7 @@ import (
 
 	"servelab.dev/execute/engine"
 	"servelab.dev/execute/store"
-	"servelab.dev/render/analysis"
+	"servelab.dev/execute/decide"
 	"servelab.dev/schema"
 	"servelab.dev/schema/plan"
 )
@@ -106,7 +106,7 @@ func (r *runner) loop(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		p, err := analysis.Plan(r.s, runs)
+		p, err := decide.Plan(r.s, runs)
 		if err != nil {
 			return err
 		}
@@ -202,7 +202,7 @@ func (r *runner) limited() bool {
 	return r.o.MaxTrials > 0 && r.sum.Run+r.sum.Failed >= r.o.MaxTrials
 }
 
-func (r *runner) runs() (analysis.Runs, error) { return r.st.OK() }
+func (r *runner) runs() (decide.Runs, error) { return r.st.OK() }
 
 // todo lists the trials to run now: runnable ones (and, with Force,
 // cached ones once), in the chosen step, not yet tried by this run.
@@ -246,7 +246,7 @@ func (r *runner) followUps(key string) ([]*plan.Trial, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := analysis.Plan(r.s, runs)
+	p, err := decide.Plan(r.s, runs)
 	if err != nil {
 		return nil, err
 	}

@@ -4,14 +4,14 @@ import (
 	"slices"
 	"sort"
 
-	"servelab.dev/render/analysis"
+	"servelab.dev/execute/decide"
 	"servelab.dev/schema/plan"
 )
 
 // records lists head's trials whose runs differ from base's, with the
 // objective before and after and, where both sides have two runs or
 // more, whether the change is significant.
-func records(a, b *analysis.Analysis, base, head *Side) []Record {
+func records(a, b *decide.Analysis, base, head *Side) []Record {
 	var out []Record
 	trials := keyed(b.Plan)
 	for k, t := range keyed(a.Plan) {
@@ -34,10 +34,10 @@ func records(a, b *analysis.Analysis, base, head *Side) []Record {
 		default:
 			r.Change = "replaced"
 		}
-		va, vb := analysis.Values(base.Runs[k], metric), analysis.Values(head.Runs[k], metric)
+		va, vb := decide.Values(base.Runs[k], metric), decide.Values(head.Runs[k], metric)
 		r.Old, r.New = meanOf(va), meanOf(vb)
 		if r.Change == "replaced" {
-			r.Verdict = analysis.Verdict(vb, va, analysis.Lower(metric))
+			r.Verdict = decide.Verdict(vb, va, decide.Lower(metric))
 		}
 		out = append(out, r)
 	}
@@ -57,7 +57,7 @@ func meanOf(xs []float64) *float64 {
 	return &m
 }
 
-func decisions(a, b *analysis.Analysis) []Decision {
+func decisions(a, b *decide.Analysis) []Decision {
 	old := map[string]string{}
 	for _, st := range a.Steps {
 		old[st.ID] = adopted(st)
@@ -71,7 +71,7 @@ func decisions(a, b *analysis.Analysis) []Decision {
 	return out
 }
 
-func adopted(st analysis.Step) string {
+func adopted(st decide.Step) string {
 	switch {
 	case st.Adopted != nil:
 		return *st.Adopted
@@ -81,8 +81,8 @@ func adopted(st analysis.Step) string {
 	return "(" + st.Status + ")"
 }
 
-func final(a, b *analysis.Analysis) *Final {
-	cmd := func(x *analysis.Analysis) string {
+func final(a, b *decide.Analysis) *Final {
+	cmd := func(x *decide.Analysis) string {
 		if x.Final == nil {
 			return ""
 		}
@@ -93,8 +93,8 @@ func final(a, b *analysis.Analysis) *Final {
 	return f
 }
 
-func validation(a, b *analysis.Analysis) []Row {
-	old := map[string]analysis.ValidationRow{}
+func validation(a, b *decide.Analysis) []Row {
+	old := map[string]decide.ValidationRow{}
 	for _, r := range a.Validation {
 		old[r.Profile] = r
 	}
@@ -106,7 +106,7 @@ func validation(a, b *analysis.Analysis) []Row {
 	return out
 }
 
-func mean(v *analysis.Value) *float64 {
+func mean(v *decide.Value) *float64 {
 	if v == nil {
 		return nil
 	}
@@ -114,7 +114,7 @@ func mean(v *analysis.Value) *float64 {
 	return &m
 }
 
-func missing(a *analysis.Analysis) []string {
+func missing(a *decide.Analysis) []string {
 	var out []string
 	for _, m := range a.Missing {
 		out = append(out, m.Step+"/"+m.Variant+"/"+m.Profile+" "+m.Key[:plan.KeyPrefix])
@@ -132,7 +132,7 @@ func (r Report) Regressions() []string {
 	var out []string
 	for _, s := range r.Studies {
 		for _, x := range s.Records {
-			if x.Verdict == analysis.Worse {
+			if x.Verdict == decide.Worse {
 				out = append(out, s.ID+": "+x.Trial)
 			}
 		}

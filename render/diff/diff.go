@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"servelab.dev/execute/store"
-	"servelab.dev/render/analysis"
+	"servelab.dev/execute/decide"
 	"servelab.dev/schema"
 	"servelab.dev/schema/plan"
 )
@@ -20,14 +20,14 @@ import (
 // each trial.
 type Side struct {
 	Studies  map[string]*schema.Study
-	Analyses map[string]*analysis.Analysis
-	Runs     analysis.Runs
+	Analyses map[string]*decide.Analysis
+	Runs     decide.Runs
 	Files    map[string][]string // trial key → run file names
 }
 
 // Load reads a state from its studies and results folders.
 func Load(studies, results string) (*Side, error) {
-	sd := &Side{Studies: map[string]*schema.Study{}, Analyses: map[string]*analysis.Analysis{}, Runs: analysis.Runs{}, Files: map[string][]string{}}
+	sd := &Side{Studies: map[string]*schema.Study{}, Analyses: map[string]*decide.Analysis{}, Runs: decide.Runs{}, Files: map[string][]string{}}
 	l, err := schema.NewLoader()
 	if err != nil {
 		return nil, err
@@ -50,7 +50,7 @@ func Load(studies, results string) (*Side, error) {
 		sort.Strings(sd.Files[key])
 	}
 	for _, s := range ss {
-		a, err := analysis.Analyze(s, sd.Runs)
+		a, err := decide.Analyze(s, sd.Runs)
 		if err != nil {
 			return nil, err
 		}

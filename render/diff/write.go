@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"servelab.dev/i18n"
-	"servelab.dev/render/analysis"
+	"servelab.dev/execute/decide"
 )
 
 // Write renders the report as Markdown for a pull-request comment, or,
@@ -144,10 +144,10 @@ func fig(metric string, v *float64) string {
 	if v == nil {
 		return "–"
 	}
-	if analysis.Unit(metric) == "ms" && strings.HasPrefix(metric, "latency.") {
+	if decide.Unit(metric) == "ms" && strings.HasPrefix(metric, "latency.") {
 		return fmt.Sprintf("%.2f s", *v/1000)
 	}
-	return fmt.Sprintf("%.2f %s", *v, analysis.Unit(metric))
+	return fmt.Sprintf("%.2f %s", *v, decide.Unit(metric))
 }
 
 func ratio(r *float64) string {
@@ -177,13 +177,13 @@ func word(p *i18n.Printer, w string) string {
 		return p.T("unchanged")
 	case "replaced":
 		return p.T("replaced")
-	case analysis.Better:
+	case decide.Better:
 		return p.T("better")
-	case analysis.Worse:
+	case decide.Worse:
 		return p.T("worse")
-	case analysis.NoDifference:
+	case decide.NoDifference:
 		return p.T("no significant difference")
-	case analysis.NoNoise:
+	case decide.NoNoise:
 		return p.T("no noise estimate")
 	}
 	return w

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"servelab.dev/execute/record"
-	"servelab.dev/render/analysis"
+	"servelab.dev/execute/decide"
 	"servelab.dev/schema/plan"
 )
 
@@ -78,19 +78,19 @@ func center(s string, c byte) string {
 
 // flaggedLines maps lint warnings of a trial to the block lines they
 // concern.
-func flaggedLines(ws []analysis.Warning) map[string]bool {
+func flaggedLines(ws []decide.Warning) map[string]bool {
 	out := map[string]bool{}
 	for _, w := range ws {
 		switch w.Code {
-		case analysis.CodeBursts:
+		case decide.CodeBursts:
 			out["Median ITL (ms)"], out["Median TPOT (ms)"] = true, true
-		case analysis.CodeDecodeBound:
+		case decide.CodeDecodeBound:
 			out["Median TPOT (ms)"], out["Mean TPOT (ms)"] = true, true
-		case analysis.CodePeakRate:
+		case decide.CodePeakRate:
 			out["Peak output token throughput (tok/s)"] = true
-		case analysis.CodePeakConc:
+		case decide.CodePeakConc:
 			out["Peak concurrent requests"] = true
-		case analysis.CodeOutlier:
+		case decide.CodeOutlier:
 			out["P99 TTFT (ms)"] = true
 		}
 	}

@@ -4,7 +4,7 @@ import (
 	"math"
 	"strings"
 
-	"servelab.dev/render/analysis"
+	"servelab.dev/execute/decide"
 	d "servelab.dev/render/document"
 	"servelab.dev/schema/plan"
 )
@@ -27,16 +27,16 @@ func (b *builder) conclusion() {
 		return
 	}
 	b.doc.Add(d.Para{Text: d.M("Comparison of benchmark results before and after optimization:")})
-	b.validationTable(func(r analysis.ValidationRow) *analysis.ValidationRow { return &r })
+	b.validationTable(func(r decide.ValidationRow) *decide.ValidationRow { return &r })
 	if s.Objective.Metric != "latency.mean" {
-		b.validationTable(func(r analysis.ValidationRow) *analysis.ValidationRow { return r.Latency })
+		b.validationTable(func(r decide.ValidationRow) *decide.ValidationRow { return r.Latency })
 	}
 	b.validationNotes()
 	b.doc.Add(b.validationChart())
 }
 
 // withRuns adds the run count and 95 % interval of a mean over runs.
-func withRuns(t d.Text, metric string, v *analysis.Value) d.Text {
+func withRuns(t d.Text, metric string, v *decide.Value) d.Text {
 	if v.Runs < 2 || v.Low == nil {
 		return t
 	}
@@ -50,7 +50,7 @@ func (b *builder) baselineName() d.Text {
 	return d.Lit(EngineName(b.s.Engines[b.s.Baseline.Engine].Kind))
 }
 
-func (b *builder) validationTable(pick func(analysis.ValidationRow) *analysis.ValidationRow) {
+func (b *builder) validationTable(pick func(decide.ValidationRow) *decide.ValidationRow) {
 	t := d.Table{Head: []d.Text{d.M("Benchmark case"), d.M("Baseline (%s)", b.baselineName()), d.M("Optimized")}}
 	for _, row := range b.a.Validation {
 		r := pick(row)
@@ -84,9 +84,9 @@ func (b *builder) validationNotes() {
 	}
 	for _, n := range b.a.Notes {
 		switch n {
-		case analysis.DerivedLatencyNote:
+		case decide.DerivedLatencyNote:
 			b.doc.Add(d.Note{Text: d.M("Mean latency marked derived is TTFT + TPOT × (mean output tokens − 1), computed from the record because its source printed no mean latency. It ignores how TPOT varies with response length, so it approximates the true mean.")})
-		case analysis.NoNoiseNote:
+		case decide.NoNoiseNote:
 			b.doc.Add(d.Note{Text: d.M("Most trials ran once, so most comparisons have no noise estimate: a difference smaller than the run-to-run variation cannot be told from none. Repeat the trials to get one.")})
 		}
 	}
@@ -106,7 +106,7 @@ func (b *builder) validationChart() d.Chart {
 	return c
 }
 
-func mean(v *analysis.Value, metric string) float64 {
+func mean(v *decide.Value, metric string) float64 {
 	if v == nil {
 		return math.NaN()
 	}

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"strings"
 
-	"servelab.dev/render/analysis"
+	"servelab.dev/execute/decide"
 	d "servelab.dev/render/document"
 	"servelab.dev/schema"
 )
@@ -42,10 +42,10 @@ func value(metric string, v float64) d.Lit {
 	switch {
 	case strings.HasPrefix(metric, "latency."):
 		return d.Lit(fmt.Sprintf("%.2f s", v/1000))
-	case analysis.Unit(metric) == "ms":
+	case decide.Unit(metric) == "ms":
 		return d.Lit(fmt.Sprintf("%.2f ms", v))
 	}
-	return d.Lit(fmt.Sprintf("%.2f %s", v, analysis.Unit(metric)))
+	return d.Lit(fmt.Sprintf("%.2f %s", v, decide.Unit(metric)))
 }
 
 // chartValue is v in the chart's unit (seconds for request latency).
@@ -60,12 +60,12 @@ func chartUnit(metric string) string {
 	if strings.HasPrefix(metric, "latency.") {
 		return "s"
 	}
-	return analysis.Unit(metric)
+	return decide.Unit(metric)
 }
 
 // RatioText says how many times better or worse: "1.26x faster".
 func RatioText(metric string, r float64) d.Text {
-	lower := analysis.Lower(metric)
+	lower := decide.Lower(metric)
 	switch {
 	case r >= 1 && lower:
 		return d.M("%sx faster", d.Fixed(r))

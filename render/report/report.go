@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"servelab.dev/execute/record"
-	"servelab.dev/render/analysis"
+	"servelab.dev/execute/decide"
 	d "servelab.dev/render/document"
 	"servelab.dev/schema"
 	"servelab.dev/schema/plan"
@@ -15,15 +15,15 @@ import (
 // builder holds what every section needs.
 type builder struct {
 	s    *schema.Study
-	a    *analysis.Analysis
-	runs analysis.Runs
+	a    *decide.Analysis
+	runs decide.Runs
 	doc  *d.Doc
-	warn map[string][]analysis.Warning // by trial key
+	warn map[string][]decide.Warning // by trial key
 }
 
 // Build makes the report document of study s.
-func Build(s *schema.Study, a *analysis.Analysis, runs analysis.Runs) *d.Doc {
-	b := &builder{s: s, a: a, runs: runs, doc: &d.Doc{ID: s.ID, Title: d.Prose(s.Title)}, warn: map[string][]analysis.Warning{}}
+func Build(s *schema.Study, a *decide.Analysis, runs decide.Runs) *d.Doc {
+	b := &builder{s: s, a: a, runs: runs, doc: &d.Doc{ID: s.ID, Title: d.Prose(s.Title)}, warn: map[string][]decide.Warning{}}
 	for _, w := range a.Warnings {
 		b.warn[w.Key] = append(b.warn[w.Key], w)
 	}

@@ -16,7 +16,7 @@ import (
 
 	"servelab.dev/execute/store"
 	"servelab.dev/i18n"
-	"servelab.dev/render/analysis"
+	"servelab.dev/execute/decide"
 	d "servelab.dev/render/document"
 	rhtml "servelab.dev/render/html"
 	"servelab.dev/render/markdown"
@@ -28,7 +28,7 @@ var update = flag.Bool("update", false, "rewrite the golden reports")
 
 var studies = []string{"qwen3.5-9b-h100-latency", "qwen3-8b-h100-latency"}
 
-func seed(t *testing.T, id string) (*schema.Study, *analysis.Analysis, analysis.Runs) {
+func seed(t *testing.T, id string) (*schema.Study, *decide.Analysis, decide.Runs) {
 	t.Helper()
 	l, err := schema.NewLoader()
 	if err != nil {
@@ -42,20 +42,20 @@ func seed(t *testing.T, id string) (*schema.Study, *analysis.Analysis, analysis.
 	if err != nil {
 		t.Fatal(err)
 	}
-	runs := analysis.Runs{}
+	runs := decide.Runs{}
 	for k, rs := range all {
 		for _, r := range rs {
 			runs[k] = append(runs[k], r.Record)
 		}
 	}
-	a, err := analysis.Analyze(s, runs)
+	a, err := decide.Analyze(s, runs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s, a, runs
 }
 
-func renderAll(t *testing.T, s *schema.Study, a *analysis.Analysis, runs analysis.Runs) map[string][]byte {
+func renderAll(t *testing.T, s *schema.Study, a *decide.Analysis, runs decide.Runs) map[string][]byte {
 	doc := Build(s, a, runs)
 	out := map[string][]byte{}
 	for _, lang := range i18n.Codes {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"servelab.dev/render/analysis"
+	"servelab.dev/execute/decide"
 	d "servelab.dev/render/document"
 	"servelab.dev/schema"
 	"servelab.dev/schema/plan"
@@ -35,7 +35,7 @@ func (b *builder) results() {
 
 // option prints one candidate: its command, its profile and the
 // benchmark block of each run, with the lint's warnings beside it.
-func (b *builder) option(ss *schema.Step, o analysis.Option) {
+func (b *builder) option(ss *schema.Step, o decide.Option) {
 	b.h(4, "", optionName(b.s, ss, o.Variant))
 	t := b.trial(o.Key)
 	if t == nil {
@@ -68,7 +68,7 @@ func (b *builder) blocks(t *plan.Trial) {
 func (b *builder) warnings(t *plan.Trial) {
 	seen := map[string]bool{}
 	for _, w := range b.warn[t.Key] {
-		if seen[w.Code] || w.Code == analysis.CodeNote {
+		if seen[w.Code] || w.Code == decide.CodeNote {
 			continue
 		}
 		seen[w.Code] = true
@@ -76,17 +76,17 @@ func (b *builder) warnings(t *plan.Trial) {
 	}
 }
 
-func lintText(w analysis.Warning) d.Text {
+func lintText(w decide.Warning) d.Text {
 	switch w.Code {
-	case analysis.CodeBursts:
+	case decide.CodeBursts:
 		return d.M("Lines marked (!) are not what they seem: the median inter-token latency is about 0 ms while its mean is not, so tokens arrived in bursts of chunks and the ITL and TPOT medians describe the client's buffering, not decoding.")
-	case analysis.CodeDecodeBound:
+	case decide.CodeDecodeBound:
 		return d.M("A TPOT marked (!) is below the time one decode step needs to read this model's weights at the GPU's memory bandwidth: it cannot be a real per-token time.")
-	case analysis.CodePeakRate:
+	case decide.CodePeakRate:
 		return d.M("The peak output throughput marked (!) is more than this run or this GPU can produce: the tool that measured it counted chunk arrivals per second, not tokens.")
-	case analysis.CodePeakConc:
+	case decide.CodePeakConc:
 		return d.M("The peak concurrent requests marked (!) exceed the configured cap: the tool that measured it counted one-second buckets, not requests in flight.")
-	case analysis.CodeOutlier:
+	case decide.CodeOutlier:
 		return d.M("The P99 TTFT marked (!) is more than twenty times the median: a few requests waited far longer than the rest, as after a cold start without warm-up, and they move the mean.")
 	}
 	return d.Lit(w.Message)
@@ -103,7 +103,7 @@ func (b *builder) trial(key string) *plan.Trial {
 
 // decision prints the comparison sentence, the verdict, the decision,
 // and the step's chart.
-func (b *builder) decision(ss *schema.Step, st analysis.Step) {
+func (b *builder) decision(ss *schema.Step, st decide.Step) {
 	if len(st.Missing) > 0 {
 		b.doc.Add(d.Note{Warn: true, Text: d.M("Not decided: %d trials of this step have no record.", len(st.Missing))})
 		return
@@ -123,15 +123,15 @@ func (b *builder) decision(ss *schema.Step, st analysis.Step) {
 	b.doc.Add(b.stepChart(ss, st))
 }
 
-func comparison(m string, a, b d.Text, c *analysis.Comparison) d.Text {
+func comparison(m string, a, b d.Text, c *decide.Comparison) d.Text {
 	name := MetricName(m)
 	parts := []d.Text{d.M("%s: %s = %s; %s: %s = %s.", a, name, value(m, c.ValueA), b, name, value(m, c.ValueB))}
 	delta := value(m, math.Abs(c.Delta))
 	better := c.Ratio >= 1
 	switch {
-	case analysis.Lower(m) && better:
+	case decide.Lower(m) && better:
 		parts = append(parts, d.M("%s is faster by %s (%s).", a, delta, RatioText(m, c.Ratio)))
-	case analysis.Lower(m):
+	case decide.Lower(m):
 		parts = append(parts, d.M("%s is slower by %s (%s).", a, delta, RatioText(m, c.Ratio)))
 	case better:
 		parts = append(parts, d.M("%s is higher by %s (%s).", a, delta, RatioText(m, c.Ratio)))
@@ -141,7 +141,7 @@ func comparison(m string, a, b d.Text, c *analysis.Comparison) d.Text {
 	var secondary []d.Text
 	for _, x := range []struct {
 		name string
-		p    *analysis.Pair
+		p    *decide.Pair
 	}{{"TTFT", c.TTFT}, {"TPOT", c.TPOT}} {
 		if x.p != nil {
 			secondary = append(secondary, pairText(x.name, x.p))
@@ -153,7 +153,7 @@ func comparison(m string, a, b d.Text, c *analysis.Comparison) d.Text {
 	return d.Sentences(parts...)
 }
 
-func pairText(name string, p *analysis.Pair) d.Text {
+func pairText(name string, p *decide.Pair) d.Text {
 	ms := func(v float64) d.Lit { return d.Lit(fmt.Sprintf("%.2f ms", v)) }
 	if p.Delta <= 0 {
 		return d.M("%s = %s vs %s, reduced by %s (%s)", d.Lit(name), ms(p.A), ms(p.B), ms(-p.Delta), RatioText("ttft.mean", p.Ratio))
@@ -161,19 +161,19 @@ func pairText(name string, p *analysis.Pair) d.Text {
 	return d.M("%s = %s vs %s, increased by %s (%s)", d.Lit(name), ms(p.A), ms(p.B), ms(p.Delta), RatioText("ttft.mean", p.Ratio))
 }
 
-func verdictText(c *analysis.Comparison) d.Text {
+func verdictText(c *decide.Comparison) d.Text {
 	switch c.Verdict {
-	case analysis.NoNoise:
+	case decide.NoNoise:
 		return d.M("No noise estimate: at least one side is a single run, so this difference may be run-to-run variation.")
-	case analysis.NoDifference:
+	case decide.NoDifference:
 		return d.M("No significant difference: the 95 %% interval of the difference includes zero.")
-	case analysis.Better:
+	case decide.Better:
 		return d.M("Significantly better: the 95 %% interval of the difference excludes zero.")
 	}
 	return d.M("Significantly worse: the 95 %% interval of the difference excludes zero.")
 }
 
-func decisionText(s *schema.Study, ss *schema.Step, st analysis.Step) d.Text {
+func decisionText(s *schema.Study, ss *schema.Step, st decide.Step) d.Text {
 	switch {
 	case st.Kind == "select" && st.Adopted != nil:
 		return d.M("Adopted: %s, the best candidate.", optionName(s, ss, *st.Adopted))
@@ -183,7 +183,7 @@ func decisionText(s *schema.Study, ss *schema.Step, st analysis.Step) d.Text {
 	return d.M("Not adopted: the configuration adopted so far stays (a variant must be better by more than %s).", d.Lit(percent(s.Objective.MinGain)))
 }
 
-func (b *builder) stepChart(ss *schema.Step, st analysis.Step) d.Chart {
+func (b *builder) stepChart(ss *schema.Step, st decide.Step) d.Chart {
 	m := b.s.Objective.Metric
 	c := d.Chart{ID: "step_" + sanitize(st.ID), Kind: "bar", Unit: chartUnit(m), Title: d.M("%s: %s", d.Prose(ss.Title), MetricName(m))}
 	ser := d.Series{Name: d.Cap{Text: MetricName(m)}}

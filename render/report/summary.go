@@ -3,7 +3,7 @@ package report
 import (
 	"math"
 
-	"servelab.dev/render/analysis"
+	"servelab.dev/execute/decide"
 	d "servelab.dev/render/document"
 	"servelab.dev/schema/plan"
 )
@@ -83,7 +83,7 @@ func (b *builder) latencyChart() d.Chart {
 	}
 	for _, row := range b.a.Validation {
 		c.Categories = append(c.Categories, ProfileTitle(b.s, row.Profile))
-		for i, v := range []*analysis.Value{valOf(row.TTFT, true), valOf(row.TTFT, false), valOf(row.TPOT, true), valOf(row.TPOT, false)} {
+		for i, v := range []*decide.Value{valOf(row.TTFT, true), valOf(row.TTFT, false), valOf(row.TPOT, true), valOf(row.TPOT, false)} {
 			x := math.NaN()
 			if v != nil {
 				x = v.Mean
@@ -95,7 +95,7 @@ func (b *builder) latencyChart() d.Chart {
 	return c
 }
 
-func valOf(r *analysis.ValidationRow, base bool) *analysis.Value {
+func valOf(r *decide.ValidationRow, base bool) *decide.Value {
 	if r == nil {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package analysis
+package decide
 
 // Comparison is option A (the better) against B.
 type Comparison struct {

@@ -1,9 +1,9 @@
-// Package analysis decides a study from its records: which variant each
+// Package decide decides a study from its records: which variant each
 // step adopts under the study's objective and rule, the final
 // configuration, the comparisons the reports print, the validation of
 // baseline against final, and warnings about figures that cannot be
 // true. It does no I/O: records come in, an Analysis goes out.
-package analysis
+package decide
 
 import (
 	"strings"
