@@ -150,6 +150,16 @@ func (c *checker) defaults() {
 	if s.Objective.Goal == "" {
 		s.Objective.Goal = DefaultGoal(s.Objective.Metric)
 	}
+	// 0 is a valid minGain and maxFailed, so presence, not value, decides.
+	if !c.v.LookupPath(cue.ParsePath("objective.minGain")).Exists() {
+		s.Objective.MinGain = DefaultMinGain
+	}
+	if !c.v.LookupPath(cue.ParsePath("objective.maxFailed")).Exists() {
+		s.Objective.MaxFailed = DefaultMaxFailed
+	}
+	if s.Objective.Confidence == 0 {
+		s.Objective.Confidence = DefaultConfidence
+	}
 }
 
 func (c *checker) hardware() {

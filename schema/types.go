@@ -214,8 +214,22 @@ type Objective struct {
 	Goal    string  `json:"goal,omitempty"`
 	Profile string  `json:"profile"`
 	MinGain float64 `json:"minGain,omitempty"`
-	Text    *Text   `json:"text,omitempty"`
+	// Confidence is the level of intervals and tests (0.95 when unset).
+	Confidence float64 `json:"confidence,omitempty"`
+	// MaxFailed is the failed share above which a run is invalid.
+	MaxFailed float64 `json:"maxFailed,omitempty"`
+	Text      *Text   `json:"text,omitempty"`
 }
+
+// Defaults of the decision rule, applied when the study leaves them out.
+// A gain under 3 % is inside the launch-to-launch spread of serving
+// benchmarks and rarely pays for a changed flag; a run that lost more
+// than 1 % of its requests measured a lighter load than it was given.
+const (
+	DefaultMinGain    = 0.03
+	DefaultConfidence = 0.95
+	DefaultMaxFailed  = 0.01
+)
 
 // Baseline is what "before" means: an engine with its base settings.
 type Baseline struct {

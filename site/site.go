@@ -104,11 +104,11 @@ func load(o Options) ([]page, error) {
 	sort.Slice(studies, func(i, j int) bool { return studies[i].ID < studies[j].ID })
 	var pages []page
 	for _, s := range studies {
-		a, err := decide.AnalyzeSamples(s, runs, samples)
+		a, err := decide.Analyze(s, decide.Records{Runs: runs, Samples: samples}, decide.Auto)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", s.File, err)
 		}
-		pages = append(pages, page{s: s, a: a, doc: report.Build(s, a, runs), newest: newest(a, runs)})
+		pages = append(pages, page{s: s, a: a, doc: report.Build(s, a, a.Runs), newest: newest(a, a.Runs)})
 	}
 	return pages, nil
 }

@@ -9,11 +9,9 @@ import (
 
 type keep struct{}
 
-func (keep) Decide(st schema.Step, _ plan.Candidate, _ []plan.Candidate) (int, bool) {
-	if st.IsSelect() {
-		return 0, true
-	}
-	return 0, true // adopt the first variant: every later step sees one more flag
+func (keep) Decide(st schema.Step, _ plan.Candidate, _ []plan.Candidate) plan.Decision {
+	// Adopt the first variant: every later step sees one more flag.
+	return plan.Decision{Winner: 0, State: plan.StepDecided}
 }
 
 // The simulator takes the command line of every trial of the seed

@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
-	"servelab.dev/execute/store"
 	"servelab.dev/execute/decide"
+	"servelab.dev/execute/store"
 	"servelab.dev/schema"
 )
 
@@ -27,11 +29,11 @@ func runAnalyze(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	runs, samples, err := loadRunsSamples(store.Open(*results), true)
+	rs, err := loadRecords(store.Open(*results))
 	if err != nil {
 		return err
 	}
-	a, err := decide.AnalyzeSamples(s, runs, samples)
+	a, err := decide.Analyze(s, rs, decide.Auto)
 	if err != nil {
 		return err
 	}
@@ -76,8 +78,10 @@ func fmtVal(metric string, v *decide.Value) string {
 
 func writeAnalysis(w io.Writer, s *schema.Study, a *decide.Analysis) {
 	o := a.Objective
-	fmt.Fprintf(w, "study %s: %s %s on %s, adopted when better by more than %.1f %%\n",
-		a.Study, goalWord(o.Goal), o.Metric, o.Profile, o.MinGain*100)
+	fmt.Fprintf(w, "study %s: %s %s on %s\n", a.Study, goalWord(o.Goal), o.Metric, o.Profile)
+	fmt.Fprintf(w, "rule: adopt a variant better by more than %.1f %% and, where the runs give a noise estimate, significantly at %.0f %%; runs that failed more than %.1f %% of their requests are invalid\n",
+		o.MinGain*100, o.Confidence*100, o.MaxFailed*100)
+	fmt.Fprintf(w, "figures: %s\n", provenanceText(a))
 	for _, st := range a.Steps {
 		writeStep(w, o.Metric, st)
 	}
@@ -99,6 +103,21 @@ func writeAnalysis(w io.Writer, s *schema.Study, a *decide.Analysis) {
 	}
 }
 
+func provenanceText(a *decide.Analysis) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(a.Provenance)) {
+		parts = append(parts, fmt.Sprintf("%d %s", a.Provenance[k], k))
+	}
+	s := "no records"
+	if len(parts) > 0 {
+		s = strings.Join(parts, ", ") + " runs"
+	}
+	if a.SetAside > 0 {
+		s += fmt.Sprintf("; %d runs of the other class (simulated vs real) set aside", a.SetAside)
+	}
+	return s
+}
+
 func goalWord(goal string) string {
 	if goal == "min" {
 		return "minimise"
@@ -108,11 +127,13 @@ func goalWord(goal string) string {
 
 func writeStep(w io.Writer, metric string, st decide.Step) {
 	head := fmt.Sprintf("\nstep %s (%s): %s", st.ID, st.Kind, st.Status)
-	switch {
-	case st.Adopted != nil:
-		head += ", adopted " + *st.Adopted
-	case st.Status == "decided":
-		head += ", incumbent kept"
+	switch st.Outcome {
+	case decide.Adopted:
+		head += ", adopted " + *st.Adopted + " (" + st.Reason + ")"
+	case decide.Kept:
+		head += ", incumbent kept (" + st.Reason + ")"
+	case decide.Waiting, decide.Invalid, decide.Skipped:
+		head += ": " + st.Detail
 	}
 	fmt.Fprintln(w, head)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
@@ -129,6 +150,9 @@ func writeStep(w io.Writer, metric string, st decide.Step) {
 	for _, m := range st.Missing {
 		fmt.Fprintf(w, "  missing: %s\n", m)
 	}
+	for _, iv := range st.Invalid {
+		fmt.Fprintf(w, "  invalid: %s\n", iv.Message)
+	}
 }
 
 func comparisonText(metric string, c *decide.Comparison) string {
@@ -142,6 +166,9 @@ func comparisonText(metric string, c *decide.Comparison) string {
 	}
 	if c.TPOT != nil {
 		s += fmt.Sprintf("; TPOT %.2f vs %.2f ms", c.TPOT.A, c.TPOT.B)
+	}
+	if c.Interval != nil {
+		s += fmt.Sprintf("; ratio interval %.2fx to %.2fx (%s)", c.Interval[0], c.Interval[1], c.Method)
 	}
 	return s + "; " + c.Verdict
 }
@@ -173,6 +200,12 @@ func writeValidation(w io.Writer, metric string, a *decide.Analysis) {
 			}
 			if rr := r.RatioRange; rr != nil && fmt.Sprintf("%.2f", rr[0]) != fmt.Sprintf("%.2f", rr[1]) {
 				ratio += fmt.Sprintf(" (%.2f-%.2fx with the source's rounding)", rr[0], rr[1])
+			}
+			if iv := r.Interval; iv != nil {
+				ratio += fmt.Sprintf(" [%.2f, %.2f] %s", iv[0], iv[1], r.Verdict)
+			}
+			if r.Invalid != "" {
+				ratio = "invalid: " + r.Invalid
 			}
 			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", row.Profile, r.Metric, fmtVal(r.Metric, r.Baseline), fmtVal(r.Metric, r.Final), ratio)
 		}

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"servelab.dev/execute/decide"
 	"servelab.dev/execute/importer"
 	"servelab.dev/execute/record"
 	"servelab.dev/execute/store"
-	"servelab.dev/execute/decide"
 	"servelab.dev/schema"
 )
 
@@ -82,11 +82,11 @@ func readImport(file, format string, entry int) (*importer.Result, []byte, error
 }
 
 func importInto(st *store.Store, s *schema.Study, sel, format, file string, src []byte, res *importer.Result, replace bool) (string, error) {
-	runs, err := loadRuns(st)
+	rs, err := loadRecords(st)
 	if err != nil {
 		return "", err
 	}
-	p, err := decide.Plan(s, runs)
+	p, err := decide.Plan(s, rs, decide.Real)
 	if err != nil {
 		return "", err
 	}

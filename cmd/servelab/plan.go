@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"servelab.dev/execute/store"
 	"servelab.dev/execute/decide"
+	"servelab.dev/execute/store"
 	"servelab.dev/schema/plan"
 )
 
@@ -25,11 +25,11 @@ func runPlan(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	runs, err := loadRuns(store.Open(*results))
+	rs, err := loadRecords(store.Open(*results))
 	if err != nil {
 		return err
 	}
-	p, err := decide.Plan(s, runs)
+	p, err := decide.Plan(s, rs, decide.Auto)
 	if err != nil {
 		return err
 	}

@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"servelab.dev/execute/decide"
 	"servelab.dev/execute/store"
 	"servelab.dev/i18n"
-	"servelab.dev/execute/decide"
 	"servelab.dev/render/html"
 	"servelab.dev/render/markdown"
 	"servelab.dev/render/report"
@@ -36,12 +36,12 @@ func runRender(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	runs, samples, err := loadRunsSamples(store.Open(*results), true)
+	rs, err := loadRecords(store.Open(*results))
 	if err != nil {
 		return err
 	}
 	for _, file := range pos {
-		if err := renderStudy(e, file, *out, ls, fm, runs, samples); err != nil {
+		if err := renderStudy(e, file, *out, ls, fm, rs); err != nil {
 			return err
 		}
 	}
@@ -75,16 +75,16 @@ func outFormats(list string) (map[string]bool, error) {
 	return out, nil
 }
 
-func renderStudy(e *env, file, dir string, ls []*i18n.Printer, fm map[string]bool, runs decide.Runs, samples decide.Samples) error {
+func renderStudy(e *env, file, dir string, ls []*i18n.Printer, fm map[string]bool, rs decide.Records) error {
 	s, err := loadStudy(file)
 	if err != nil {
 		return err
 	}
-	a, err := decide.AnalyzeSamples(s, runs, samples)
+	a, err := decide.Analyze(s, rs, decide.Auto)
 	if err != nil {
 		return err
 	}
-	doc := report.Build(s, a, runs)
+	doc := report.Build(s, a, a.Runs)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"servelab.dev/execute/store"
 	"servelab.dev/execute/decide"
+	"servelab.dev/execute/store"
 	"servelab.dev/schema"
 	"servelab.dev/schema/plan"
 )
@@ -19,21 +19,13 @@ func loadStudy(file string) (*schema.Study, error) {
 	return l.LoadFile(file)
 }
 
-// loadRuns reads the ok records of the store. A corrupt file fails the
-// command: figures are never dropped silently.
-func loadRuns(st *store.Store) (decide.Runs, error) {
-	runs, _, err := loadRunsSamples(st, false)
-	return runs, err
-}
-
-// loadRunsSamples also reads the per-request sidecars of measured runs
-// when withSamples is set.
-func loadRunsSamples(st *store.Store, withSamples bool) (decide.Runs, decide.Samples, error) {
-	if !withSamples {
-		runs, err := st.OK()
-		return runs, nil, err
-	}
-	return st.OKWithSamples()
+// loadRecords reads the ok records of the store and the per-request
+// sidecars of those that have them: every command decides from both,
+// so plan, run and the reports agree. A corrupt file fails the command:
+// figures are never dropped silently.
+func loadRecords(st *store.Store) (decide.Records, error) {
+	runs, samples, err := st.OKWithSamples()
+	return decide.Records{Runs: runs, Samples: samples}, err
 }
 
 // selectTrial finds the trial a selector names: a key (or a prefix of at

@@ -11,9 +11,10 @@ import (
 	"syscall"
 	"time"
 
+	"servelab.dev/execute/decide"
 	"servelab.dev/execute/runner"
 	"servelab.dev/execute/store"
-	"servelab.dev/execute/decide"
+	"servelab.dev/schema/plan"
 )
 
 func runRun(e *env, args []string) error {
@@ -48,8 +49,8 @@ func runRun(e *env, args []string) error {
 	}
 	if isTerminal(e.stderr) {
 		tty := newTTYProgress(e.stderr, 0, 0)
-		if runs, err := loadRuns(store.Open(o.Results)); err == nil {
-			if p, err := decide.Plan(s, runs); err == nil {
+		if rs, err := loadRecords(store.Open(o.Results)); err == nil {
+			if p, err := decide.Plan(s, rs, source(o.Simulate)); err == nil {
 				tty = newTTYProgress(e.stderr, p.Estimate.Trials-p.Estimate.Cached, time.Duration(p.Estimate.TotalSeconds*float64(time.Second)))
 			}
 		}
@@ -62,6 +63,9 @@ func runRun(e *env, args []string) error {
 	sum, err := runner.Run(ctx, s, o)
 	fmt.Fprintf(e.stdout, "trials: %d run, %d cached, %d failed; launches: %d; GPU time: %s in benchmarks, %s launching, waiting for health and tearing down; %s in all\n",
 		sum.Run, sum.Cached, sum.Failed, sum.Launches, sum.Bench.Round(time.Millisecond), sum.Overhead.Round(time.Millisecond), time.Since(began).Round(time.Millisecond))
+	for _, st := range sum.Unsettled {
+		fmt.Fprintf(e.stdout, "step %s %s: %s\n", st.ID, st.Status, st.Detail)
+	}
 	switch {
 	case err != nil:
 		return err
@@ -69,10 +73,32 @@ func runRun(e *env, args []string) error {
 		fmt.Fprintln(e.stdout, "study decided: servelab analyze / render show the result")
 	case sum.Failed > 0:
 		return fmt.Errorf("study not decided: %d trials failed (their records say why; servelab analyze lists them)", sum.Failed)
-	default:
+	case invalid(sum.Unsettled):
+		return fmt.Errorf("study not decided: a step's records cannot decide it (see above; servelab analyze shows the runs)")
+	case o.Only != "" || o.MaxTrials > 0:
 		fmt.Fprintln(e.stdout, "study not decided yet: some trials were left out (--only, --max-trials)")
+	default:
+		return fmt.Errorf("study not decided: steps are still waiting for runs (see above)")
 	}
 	return nil
+}
+
+func invalid(sts []plan.StepState) bool {
+	for _, st := range sts {
+		if st.Status == plan.StepInvalid {
+			return true
+		}
+	}
+	return false
+}
+
+// source is the class of records a run reads: simulated ones with
+// --simulate, else the real ones (simulated records count as absent).
+func source(simulate bool) decide.Source {
+	if simulate {
+		return decide.Simulated
+	}
+	return decide.Real
 }
 
 // simBinary finds servelab-sim: the flag, beside this binary, or PATH.

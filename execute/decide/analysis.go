@@ -19,10 +19,18 @@ type Analysis struct {
 	// Notes say how figures were obtained where that is not obvious.
 	Notes []string `json:"notes"`
 	// Complete is true when every step is decided and every validation
-	// trial has a record.
+	// trial has a valid record.
 	Complete bool `json:"complete"`
-	// Plan is the plan the analysis decided (for renderers).
+	// Provenance counts the records the figures come from by kind
+	// (measured, imported, simulated); SetAside counts this study's
+	// records of the other class (simulated beside real ones, or real
+	// ones when simulated figures were asked for), which no figure uses.
+	Provenance map[string]int `json:"provenance"`
+	SetAside   int            `json:"setAside,omitempty"`
+	// Plan is the plan the analysis decided (for renderers), and Runs
+	// the records of the class it read.
 	Plan *plan.Plan `json:"-"`
+	Runs Runs       `json:"-"`
 }
 
 // Objective restates the study's objective with the unit values carry.
@@ -32,6 +40,11 @@ type Objective struct {
 	Profile string  `json:"profile"`
 	Unit    string  `json:"unit"`
 	MinGain float64 `json:"minGain"`
+	// The rest of the decision rule: the level of every interval, the
+	// failed share above which a run is invalid, the bootstrap's size.
+	Confidence float64 `json:"confidence"`
+	MaxFailed  float64 `json:"maxFailed"`
+	Resamples  int     `json:"resamples"`
 }
 
 // Final is the recommended configuration.
@@ -67,6 +80,11 @@ type ValidationRow struct {
 	// with the records.
 	RatioRange *[2]float64 `json:"ratioRange,omitempty"`
 	Verdict    string      `json:"verdict,omitempty"`
+	// Interval bounds Ratio at the study's confidence level.
+	Interval *[2]float64 `json:"interval,omitempty"`
+	// Invalid says why a side's runs cannot count (too many failed
+	// requests); the row then shows no ratio.
+	Invalid string `json:"invalid,omitempty"`
 	// Latency is mean request latency, also when the objective is not.
 	Latency *ValidationRow `json:"latency,omitempty"`
 	TTFT    *ValidationRow `json:"ttft,omitempty"`
@@ -82,31 +100,41 @@ type Missing struct {
 	Repeat  int    `json:"repeat"`
 }
 
-// Plan is s's plan as far as runs decide it: trials with records are
-// cached, and steps the records decide let the plan go on to the next.
-func Plan(s *schema.Study, runs Runs) (*plan.Plan, error) {
-	return planWith(s, runs, &decider{s: s, runs: runs, steps: map[string]*Step{}})
+// Records are what a decision reads: ok runs by trial key and the
+// per-request samples of those that have them.
+type Records struct {
+	Runs    Runs
+	Samples Samples
+}
+
+// Plan is s's plan as far as the records of src decide it: trials with
+// records are cached, and steps the records decide let the plan go on to
+// the next. It is the one plan that plan, run and import act on.
+func Plan(s *schema.Study, rs Records, src Source) (*plan.Plan, error) {
+	rs, _ = rs.choose(s, src)
+	return planWith(s, rs.Runs, newDecider(s, rs))
+}
+
+func newDecider(s *schema.Study, rs Records) *decider {
+	return &decider{s: s, runs: rs.Runs, samples: rs.Samples, steps: map[string]*Step{}}
 }
 
 func planWith(s *schema.Study, runs Runs, d *decider) (*plan.Plan, error) {
 	return plan.New(s, plan.Options{Decider: d, Cached: func(k string) bool { return len(runs[k]) > 0 }})
 }
 
-// Analyze decides s from runs as far as the records allow.
-func Analyze(s *schema.Study, runs Runs) (*Analysis, error) { return AnalyzeSamples(s, runs, nil) }
-
-// AnalyzeSamples is Analyze with the per-request samples of measured
-// runs, which give single runs a noise estimate (a bootstrap over their
-// requests).
-func AnalyzeSamples(s *schema.Study, runs Runs, samples Samples) (*Analysis, error) {
-	d := &decider{s: s, runs: runs, samples: samples, steps: map[string]*Step{}}
-	p, err := planWith(s, runs, d)
+// Analyze decides s from the records of src as far as they allow.
+func Analyze(s *schema.Study, rs Records, src Source) (*Analysis, error) {
+	rs, aside := rs.choose(s, src)
+	d := newDecider(s, rs)
+	p, err := planWith(s, rs.Runs, d)
 	if err != nil {
 		return nil, err
 	}
-	a := &Analysis{Study: s.ID, Plan: p, Missing: []Missing{}, Summary: []SummaryRow{}, Objective: Objective{
+	a := &Analysis{Study: s.ID, Plan: p, Runs: rs.Runs, Missing: []Missing{}, Summary: []SummaryRow{}, Objective: Objective{
 		Metric: s.Objective.Metric, Goal: s.Objective.Goal, Profile: s.Objective.Profile,
 		Unit: Unit(s.Objective.Metric), MinGain: s.Objective.MinGain,
+		Confidence: s.Objective.Confidence, MaxFailed: s.Objective.MaxFailed, Resamples: Resamples,
 	}}
 	a.steps(p, d)
 	a.baseline(p, d)
@@ -114,27 +142,48 @@ func AnalyzeSamples(s *schema.Study, runs Runs, samples Samples) (*Analysis, err
 	a.summary()
 	a.validation(s, p, d)
 	a.missing(p)
-	a.Warnings = append([]Warning{}, lint(s, p, runs)...)
+	a.sources(p, rs.Runs, aside)
+	a.Warnings = append([]Warning{}, lint(s, p, rs.Runs)...)
 	a.Notes = a.notes()
-	a.Complete = p.Final != nil && len(a.Missing) == 0
+	a.Complete = p.Final != nil && len(a.Missing) == 0 && !a.hasInvalid()
 	return a, nil
 }
 
 func (a *Analysis) steps(p *plan.Plan, d *decider) {
 	for i, st := range p.Steps {
 		out := Step{ID: st.ID, Title: d.s.Steps[i].Title, Kind: st.Kind, Status: st.Status, Objective: map[string]*Value{}}
-		if got, ok := d.steps[st.ID]; ok {
+		if got, ok := d.steps[st.ID]; ok && st.Status != plan.StepPending && st.Status != plan.StepSkipped {
 			out = *got
 			out.Status = st.Status
+		}
+		switch st.Status {
+		case plan.StepPending:
+			out.Outcome = Pending
+		case plan.StepSkipped:
+			out.Outcome, out.Detail = Skipped, st.Detail
 		}
 		a.Steps = append(a.Steps, out)
 	}
 }
 
+func (a *Analysis) hasInvalid() bool {
+	for _, st := range a.Steps {
+		if st.Outcome == Invalid {
+			return true
+		}
+	}
+	for _, row := range a.Validation {
+		if row.Invalid != "" {
+			return true
+		}
+	}
+	return false
+}
+
 func (a *Analysis) baseline(p *plan.Plan, d *decider) {
 	for _, t := range p.Trials {
 		if t.Profile == d.s.Objective.Profile && t.HasRole("baseline/baseline") {
-			o := d.option("baseline", []*plan.Trial{t})
+			o := d.option("baseline", trialsWith(p, "baseline/baseline", t.Profile))
 			a.Baseline = &o
 			return
 		}
@@ -168,7 +217,7 @@ func (a *Analysis) summary() {
 			continue
 		}
 		for _, o := range st.Options {
-			if o.Variant != st.Best {
+			if o.Variant != st.Best || o.Value == nil {
 				continue
 			}
 			r, _ := ratio(o.Value.Mean, a.Baseline.Value.Mean, lower)

@@ -36,7 +36,7 @@ func TestVerdict(t *testing.T) {
 		{[]float64{10, 12, 8}, []float64{10.5, 8.5, 12.5}, true, NoDifference},
 	}
 	for _, c := range cases {
-		if got, _ := verdict(c.a, c.b, c.lower); got != c.want {
+		if got, _ := runRatio(c.a, c.b, c.lower, 0.95); got != c.want {
 			t.Errorf("verdict(%v, %v) = %s, want %s", c.a, c.b, got, c.want)
 		}
 	}
@@ -73,7 +73,7 @@ func seedAnalysis(t *testing.T, file string) *Analysis {
 			runs[k] = append(runs[k], r.Record)
 		}
 	}
-	a, err := Analyze(s, runs)
+	a, err := Analyze(s, Records{Runs: runs}, Auto)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,26 +158,47 @@ func TestMinStep(t *testing.T) {
 	}
 }
 
-func TestBootstrapVerdict(t *testing.T) {
-	mk := func(base float64, n int) []float64 {
+func TestBootstrapRatio(t *testing.T) {
+	mk := func(base float64, n int) [][]float64 {
 		xs := make([]float64, n)
 		for i := range xs {
 			xs[i] = base + float64(i%10) // spread 0..9
 		}
-		return xs
+		return [][]float64{xs}
 	}
-	if v, _ := bootstrapVerdict(mk(100, 200), mk(110, 200), true); v != Better {
-		t.Errorf("10 ms lower with spread 9: %s", v)
+	v, iv := bootstrapRatio("latency.mean", mk(100, 200), mk(110, 200), true, 0.95, "x")
+	if v != Better || iv[0] <= 1 || iv[0] > 110.0/100 || iv[1] < 110.0/100 {
+		t.Errorf("10 ms lower with spread 9: %s %v", v, iv)
 	}
-	if v, _ := bootstrapVerdict(mk(100, 200), mk(100.1, 200), true); v != NoDifference {
+	if v, _ := bootstrapRatio("latency.mean", mk(100, 200), mk(100.1, 200), true, 0.95, "x"); v != NoDifference {
 		t.Errorf("0.1 ms apart: %s", v)
 	}
-	if v, _ := bootstrapVerdict(mk(100, 10), mk(110, 10), true); v != NoNoise {
-		t.Errorf("10 requests: %s", v)
+	if v, _ := bootstrapRatio("latency.mean", mk(100, 200), mk(110, 200), false, 0.95, "x"); v != Worse {
+		t.Errorf("higher taken as better, 100 vs 110: %s", v)
 	}
-	a1, i1 := bootstrapVerdict(mk(100, 50), mk(103, 50), true)
-	a2, i2 := bootstrapVerdict(mk(100, 50), mk(103, 50), true)
-	if a1 != a2 || *i1 != *i2 {
+	if v, _ := bootstrapRatio("latency.p99", mk(100, 200), mk(110, 200), true, 0.95, "x"); v != Better {
+		t.Errorf("p99 10 ms lower: %s", v)
+	}
+	_, i1 := bootstrapRatio("latency.mean", mk(100, 50), mk(103, 50), true, 0.95, "x")
+	_, i2 := bootstrapRatio("latency.mean", mk(100, 50), mk(103, 50), true, 0.95, "x")
+	if *i1 != *i2 {
 		t.Error("bootstrap not deterministic")
+	}
+}
+
+func TestTQuantile(t *testing.T) {
+	// Student's t tables: df 1 → 12.706, 4 → 2.776, 30 → 2.042; 99 % at df 10 → 3.169.
+	for _, c := range []struct{ p, df, want float64 }{{0.975, 1, 12.706}, {0.975, 4, 2.776}, {0.975, 30, 2.042}, {0.995, 10, 3.169}} {
+		if got := tQuantile(c.p, c.df); math.Abs(got-c.want) > 0.001 {
+			t.Errorf("t(%v, %v) = %.4f, want %.3f", c.p, c.df, got, c.want)
+		}
+	}
+}
+
+func TestIntervalsPositive(t *testing.T) {
+	// Two TTFT runs far apart: a t interval in units would cross zero.
+	v := summarize([]float64{20, 70}, false, 0.95)
+	if v.Low == nil || *v.Low <= 0 || *v.High < v.Mean || *v.Low > v.Mean {
+		t.Errorf("interval %v..%v around %v", v.Low, v.High, v.Mean)
 	}
 }

@@ -1,8 +1,12 @@
 package decide
 
 import (
+	"hash/fnv"
+	"math"
 	"math/rand/v2"
-	"sort"
+	"slices"
+	"strconv"
+	"strings"
 
 	"servelab.dev/execute/record"
 )
@@ -10,60 +14,141 @@ import (
 // Samples are the per-request samples of measured runs, by record.
 type Samples map[*record.Record][]record.Sample
 
-// sampleValues are the per-request values of a latency metric's family
-// in the samples of runs (warm-up and failed requests excluded). Only
-// means of per-request quantities can be bootstrapped this way.
-func sampleValues(metric string, runs []*record.Record, samples Samples) []float64 {
-	var out []float64
+// Resamples is how many bootstrap resamples a comparison draws.
+const Resamples = 2000
+
+// minRequests is the fewest requests a side needs for a bootstrap.
+const minRequests = 30
+
+// requestValues are the per-request values of metric's family in each
+// run's samples (warm-up and failed requests excluded), one slice per
+// run. ok is false when a run has no samples or the metric is not a
+// per-request quantity (throughputs are properties of a whole run).
+func requestValues(metric string, runs []*record.Record, samples Samples) ([][]float64, bool) {
+	fam, stat, _ := strings.Cut(metric, ".")
+	if _, ok := statistic(stat); !ok || len(runs) == 0 {
+		return nil, false
+	}
+	out := make([][]float64, 0, len(runs))
+	n := 0
 	for _, r := range runs {
-		for _, s := range samples[r] {
+		ss, ok := samples[r]
+		if !ok {
+			return nil, false
+		}
+		var xs []float64
+		for _, s := range ss {
 			if s.Warmup || s.Error != "" {
 				continue
 			}
-			switch metric {
-			case "latency.mean":
-				out = append(out, s.Latency)
-			case "ttft.mean":
-				out = append(out, s.TTFT)
-			case "tpot.mean":
+			switch fam {
+			case "latency":
+				xs = append(xs, s.Latency)
+			case "ttft":
+				xs = append(xs, s.TTFT)
+			case "tpot":
 				if s.OutputTokens > 1 {
-					out = append(out, (s.Latency-s.TTFT)/float64(s.OutputTokens-1))
+					xs = append(xs, (s.Latency-s.TTFT)/float64(s.OutputTokens-1))
 				}
+			default:
+				return nil, false
 			}
+		}
+		if len(xs) == 0 {
+			return nil, false
+		}
+		n += len(xs)
+		out = append(out, xs)
+	}
+	if n < minRequests {
+		return nil, false
+	}
+	return out, true
+}
+
+// statistic returns the function that computes stat of a sample.
+func statistic(stat string) (func([]float64) float64, bool) {
+	switch stat {
+	case "mean":
+		return mean, true
+	case "median", "p50":
+		return quantile(50), true
+	case "p90":
+		return quantile(90), true
+	case "p95":
+		return quantile(95), true
+	case "p99":
+		return quantile(99), true
+	}
+	return nil, false
+}
+
+// quantile is numpy's default (linear) percentile, on a sorted copy.
+func quantile(q float64) func([]float64) float64 {
+	return func(xs []float64) float64 {
+		s := slices.Clone(xs)
+		slices.Sort(s)
+		pos := q / 100 * float64(len(s)-1)
+		i := int(pos)
+		if i+1 >= len(s) {
+			return s[len(s)-1]
+		}
+		return s[i] + (pos-float64(i))*(s[i+1]-s[i])
+	}
+}
+
+// bootstrapRatio is a percentile-bootstrap interval at level conf of the
+// ratio of metric's statistic between a and b (≥ 1 when a is better).
+// Each resample draws runs with replacement, then requests within each
+// drawn run, so launch-to-launch spread counts where there are repeats.
+// The generator is seeded from the sides' sizes and a label, so the same
+// records always give the same interval.
+func bootstrapRatio(metric string, a, b [][]float64, lower bool, conf float64, label string) (string, *[2]float64) {
+	_, stat, _ := strings.Cut(metric, ".")
+	f, ok := statistic(stat)
+	if !ok {
+		return NoNoise, nil
+	}
+	h := fnv.New64a()
+	h.Write([]byte(label + "|" + strconv.Itoa(len(a)) + "|" + strconv.Itoa(len(b))))
+	rng := rand.New(rand.NewPCG(h.Sum64(), 0x5e7e1ab))
+	ratios := make([]float64, 0, Resamples)
+	var bufA, bufB []float64
+	for range Resamples {
+		bufA, bufB = resample(rng, a, bufA[:0]), resample(rng, b, bufB[:0])
+		sa, sb := f(bufA), f(bufB)
+		if !(sa > 0) || !(sb > 0) {
+			continue
+		}
+		if lower {
+			ratios = append(ratios, sb/sa)
+		} else {
+			ratios = append(ratios, sa/sb)
+		}
+	}
+	if len(ratios) < Resamples/2 {
+		return NoNoise, nil
+	}
+	slices.Sort(ratios)
+	alpha := (1 - conf) / 2
+	iv := [2]float64{at(ratios, alpha), at(ratios, 1-alpha)}
+	return fromInterval(iv), &iv
+}
+
+func resample(rng *rand.Rand, runs [][]float64, out []float64) []float64 {
+	for range runs {
+		run := runs[0]
+		if len(runs) > 1 {
+			run = runs[rng.IntN(len(runs))]
+		}
+		for range run {
+			out = append(out, run[rng.IntN(len(run))])
 		}
 	}
 	return out
 }
 
-// bootstrapVerdict compares the means of two samples of requests by a
-// percentile bootstrap of the difference (2,000 resamples, fixed seed so
-// reports are reproducible). It needs 30 requests a side.
-func bootstrapVerdict(a, b []float64, lower bool) (string, *[2]float64) {
-	const n = 2000
-	if len(a) < 30 || len(b) < 30 {
-		return NoNoise, nil
-	}
-	rng := rand.New(rand.NewPCG(1, 2))
-	diffs := make([]float64, n)
-	for i := range diffs {
-		diffs[i] = resampleMean(rng, a) - resampleMean(rng, b)
-	}
-	sort.Float64s(diffs)
-	iv := [2]float64{diffs[n*25/1000], diffs[n*975/1000]}
-	d := mean(a) - mean(b)
-	switch {
-	case iv[0] <= 0 && iv[1] >= 0:
-		return NoDifference, &iv
-	case (d < 0) == lower:
-		return Better, &iv
-	}
-	return Worse, &iv
-}
-
-func resampleMean(rng *rand.Rand, xs []float64) float64 {
-	s := 0.0
-	for range xs {
-		s += xs[rng.IntN(len(xs))]
-	}
-	return s / float64(len(xs))
+func at(sorted []float64, q float64) float64 {
+	i := int(math.Round(q * float64(len(sorted)-1)))
+	return sorted[max(0, min(len(sorted)-1, i))]
 }

@@ -1,6 +1,6 @@
 package decide
 
-// Comparison is option A (the better) against B.
+// Comparison is option A (the candidate) against B (the reference).
 type Comparison struct {
 	A string `json:"a"`
 	B string `json:"b"`
@@ -16,11 +16,21 @@ type Comparison struct {
 	TTFT *Pair   `json:"ttft,omitempty"`
 	TPOT *Pair   `json:"tpot,omitempty"`
 	// Verdict is better / worse / no significant difference, or "no
-	// noise estimate" when either side has a single run.
-	Verdict  string      `json:"verdict"`
-	Interval *[2]float64 `json:"interval,omitempty"` // 95 % CI of A − B
+	// noise estimate" when neither samples nor repeats give one.
+	Verdict string `json:"verdict"`
+	// Interval bounds Ratio at the study's confidence level; Method says
+	// how: "bootstrap" (per-request samples), "runs" (run values, t on
+	// logarithms) or "" (no noise estimate).
+	Interval *[2]float64 `json:"interval,omitempty"`
+	Method   string      `json:"method,omitempty"`
 	Adopt    bool        `json:"adopt"`
 }
+
+// Comparison methods.
+const (
+	MethodBootstrap = "bootstrap"
+	MethodRuns      = "runs"
+)
 
 // Pair compares a secondary latency (TTFT, TPOT) of A and B, in ms.
 type Pair struct {
@@ -30,21 +40,27 @@ type Pair struct {
 	Ratio float64 `json:"ratio"` // B/A: > 1 when A is faster
 }
 
-func compare(opts []Option, a, b int, lower bool) *Comparison {
-	if b < 0 {
-		return nil
-	}
-	return compareWith(opts[a], opts[b], lower)
-}
-
-func compareWith(a, b Option, lower bool) *Comparison {
+// compareWith sets option a against b on metric at level conf: the
+// bootstrap of per-request samples where both sides have them and the
+// metric is a per-request quantity, else the run values' t interval.
+func compareWith(metric string, a, b Option, lower bool, conf float64) *Comparison {
 	c := &Comparison{A: a.Variant, B: b.Variant, ValueA: a.Value.Mean, ValueB: b.Value.Mean}
 	c.Delta = c.ValueA - c.ValueB
 	c.Ratio, c.Gain = ratio(c.ValueA, c.ValueB, lower)
-	c.Verdict, c.Interval = verdict(a.values, b.values, lower)
-	if c.Verdict == NoNoise {
-		// Single runs, but measured ones: their requests are the sample.
-		c.Verdict, c.Interval = bootstrapVerdict(a.requests, b.requests, lower)
+	if a.requests != nil && b.requests != nil {
+		c.Verdict, c.Interval = bootstrapRatio(metric, a.requests, b.requests, lower, conf, a.Key+b.Key+metric)
+		c.Method = MethodBootstrap
+	}
+	if c.Interval == nil {
+		c.Verdict, c.Interval = runRatio(a.values, b.values, lower, conf)
+		c.Method = MethodRuns
+	}
+	if c.Interval == nil {
+		c.Method = ""
+	}
+	if c.Ratio == 1 && c.Verdict == NoNoise {
+		// Equal figures are no finding, whatever the noise.
+		c.Verdict = NoDifference
 	}
 	c.TTFT, c.TPOT = pair(a.TTFT, b.TTFT), pair(a.TPOT, b.TPOT)
 	return c

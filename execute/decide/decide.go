@@ -2,6 +2,7 @@ package decide
 
 import (
 	"fmt"
+	"strings"
 
 	"servelab.dev/execute/record"
 	"servelab.dev/schema"
@@ -18,27 +19,73 @@ type Option struct {
 	Value   *Value `json:"value"` // nil when the trial has no record
 	TTFT    *Value `json:"ttft,omitempty"`
 	TPOT    *Value `json:"tpot,omitempty"`
+	// Planned and Recorded count the option's runs: one per repeat of
+	// each trial on the deciding profile.
+	Planned  int `json:"planned"`
+	Recorded int `json:"recorded"`
+	// Invalid says why the option's runs cannot count, when they cannot.
+	Invalid *InvalidRun `json:"invalid,omitempty"`
 
 	values   []float64
-	requests []float64 // per-request values of the objective, when sampled
+	requests [][]float64 // per-request values of the objective, per run
+	missing  []string
+}
+
+// InvalidRun is a run that cannot count in a decision.
+type InvalidRun struct {
+	Reason  string   `json:"reason"` // ReasonFailed or ReasonNoMetric
+	Run     string   `json:"run"`    // step/variant/profile#repeat and key prefix
+	Failed  int      `json:"failed,omitempty"`
+	Total   int      `json:"total,omitempty"`
+	Reasons []string `json:"reasons,omitempty"` // the first failure reasons
+	Message string   `json:"message"`
 }
 
 // Step is one step's outcome.
 type Step struct {
-	ID        string            `json:"id"`
-	Title     schema.Text       `json:"title"`
-	Kind      string            `json:"kind"`
+	ID    string      `json:"id"`
+	Title schema.Text `json:"title"`
+	Kind  string      `json:"kind"`
+	// Status is the plan's state of the step; Outcome, Reason and Detail
+	// say what the records decided and why.
 	Status    string            `json:"status"`
+	Outcome   string            `json:"outcome"`
+	Reason    string            `json:"reason,omitempty"`
+	Detail    string            `json:"detail,omitempty"`
 	Adopted   *string           `json:"adopted"`
 	Objective map[string]*Value `json:"objective"`
 	Incumbent *Option           `json:"incumbent,omitempty"`
 	Options   []Option          `json:"options,omitempty"`
 	Best      string            `json:"best,omitempty"`
 	// Comparison is the best option against the incumbent (try steps) or
-	// against the runner-up (select steps).
-	Comparison *Comparison `json:"comparison,omitempty"`
-	Missing    []string    `json:"missing,omitempty"`
+	// against the reference (select steps: the incumbent's own candidate,
+	// else the runner-up).
+	Comparison *Comparison  `json:"comparison,omitempty"`
+	Missing    []string     `json:"missing,omitempty"`
+	Invalid    []InvalidRun `json:"invalid,omitempty"`
 }
+
+// Outcomes of a step.
+const (
+	Adopted = "adopted" // a variant was adopted (select steps always adopt one)
+	Kept    = "kept"    // the incumbent stays
+	Waiting = "waiting" // runs are missing
+	Invalid = "invalid" // the records cannot decide it
+	Pending = "pending" // an earlier step is not decided
+	Skipped = "skipped" // pinned to an engine the study did not adopt
+)
+
+// Reasons behind an outcome.
+const (
+	ReasonBetter       = "better"                    // significantly better by more than minGain
+	ReasonSingleRun    = "single-run"                // better by more than minGain, but no noise estimate
+	ReasonNotBetter    = "not-better"                // the best variant is not ahead
+	ReasonNoDifference = "no-significant-difference" // inside the noise
+	ReasonBelowMinGain = "below-min-gain"            // ahead, by no more than minGain
+	ReasonRunsMissing  = "runs-missing"
+	ReasonFailed       = "failed-requests" // a run failed more requests than the study allows
+	ReasonNoMetric     = "missing-metric"  // a record lacks the objective's metric
+)
 
 // decider implements plan.Decider over records and remembers what it
 // saw, step by step, for the report.
@@ -49,7 +96,7 @@ type decider struct {
 	steps   map[string]*Step
 }
 
-func (d *decider) Decide(st schema.Step, inc plan.Candidate, cands []plan.Candidate) (int, bool) {
+func (d *decider) Decide(st schema.Step, inc plan.Candidate, cands []plan.Candidate) plan.Decision {
 	out := &Step{ID: st.ID, Title: st.Title, Kind: "try", Objective: map[string]*Value{}}
 	if st.IsSelect() {
 		out.Kind = "select"
@@ -60,122 +107,188 @@ func (d *decider) Decide(st schema.Step, inc plan.Candidate, cands []plan.Candid
 		out.Options = append(out.Options, o)
 		out.Objective[c.Variant] = o.Value
 	}
+	incOpt := d.option(inc.Variant, inc.Trials)
 	if !st.IsSelect() {
-		o := d.option(inc.Variant, inc.Trials)
-		out.Incumbent = &o
+		out.Incumbent = &incOpt
 	}
-	if out.Missing = d.missing(out); len(out.Missing) > 0 {
-		return 0, false
+	if dec, stop := d.check(out); stop {
+		return dec
 	}
-	best := d.best(out.Options)
-	out.Best = out.Options[best].Variant
-	lower := d.s.Objective.Goal == "min"
 	if st.IsSelect() {
-		out.Comparison = compare(out.Options, best, runnerUp(out.Options, best, lower), lower)
-		out.Adopted = &out.Best
-		return best, true
+		return d.selectOne(out, reference(inc, cands))
 	}
-	c := compareWith(out.Options[best], *out.Incumbent, lower)
-	c.Adopt = c.Gain > d.s.Objective.MinGain && c.Verdict != Worse && c.Verdict != NoDifference
-	out.Comparison = c
-	if !c.Adopt {
-		return -1, true
-	}
-	out.Adopted = &out.Best
-	return best, true
+	return d.try(out)
 }
 
-// option gathers the objective over every run of every repeat of the
-// option's trials on the objective's profile (or the step's first).
-func (d *decider) option(variant string, trials []*plan.Trial) Option {
-	o := Option{Variant: variant}
-	profile := d.s.Objective.Profile
-	if !hasProfile(trials, profile) && len(trials) > 0 {
-		profile = trials[0].Profile
+// check stops a step that waits for runs or whose records cannot
+// decide it.
+func (d *decider) check(out *Step) (plan.Decision, bool) {
+	all := out.Options
+	if out.Incumbent != nil {
+		all = append([]Option{*out.Incumbent}, all...)
 	}
-	var ttft, tpot []float64
-	derived := false
-	for _, t := range trials {
-		if t.Profile != profile {
+	planned, recorded := 0, 0
+	for _, o := range all {
+		planned, recorded = planned+o.Planned, recorded+o.Recorded
+		out.Missing = append(out.Missing, o.missing...)
+		if o.Invalid != nil {
+			out.Invalid = append(out.Invalid, *o.Invalid)
+		}
+	}
+	if len(out.Missing) > 0 {
+		detail := fmt.Sprintf("%d of %d runs missing", planned-recorded, planned)
+		return d.stop(out, Waiting, ReasonRunsMissing, detail, plan.StepWaiting), true
+	}
+	for _, iv := range out.Invalid {
+		if iv.Reason == ReasonNoMetric {
+			return d.stop(out, Invalid, ReasonNoMetric, iv.Message, plan.StepInvalid), true
+		}
+	}
+	if out.Incumbent != nil && out.Incumbent.Invalid != nil {
+		return d.stop(out, Invalid, ReasonFailed, "the incumbent's "+out.Incumbent.Invalid.Message, plan.StepInvalid), true
+	}
+	if eligible(out.Options) < 0 {
+		return d.stop(out, Invalid, ReasonFailed, "no variant has valid runs: "+out.Invalid[0].Message, plan.StepInvalid), true
+	}
+	return plan.Decision{}, false
+}
+
+func (d *decider) stop(out *Step, outcome, reason, detail, state string) plan.Decision {
+	out.Outcome, out.Reason, out.Detail = outcome, reason, detail
+	return plan.Decision{Winner: -1, State: state, Detail: detail}
+}
+
+// try adopts the best valid variant when the rule says it beats the
+// incumbent.
+func (d *decider) try(out *Step) plan.Decision {
+	best := d.best(out.Options, -1)
+	out.Best = out.Options[best].Variant
+	c := d.compare(out.Options[best], *out.Incumbent)
+	out.Comparison = c
+	c.Adopt, out.Reason = d.rule(c)
+	out.Detail = d.detail(c, out.Reason)
+	if !c.Adopt {
+		out.Outcome = Kept
+		return plan.Decision{Winner: -1, State: plan.StepDecided}
+	}
+	out.Outcome, out.Adopted = Adopted, &out.Best
+	return plan.Decision{Winner: best, State: plan.StepDecided}
+}
+
+// selectOne adopts one candidate. Where one of them is the incumbent's
+// own configuration (ref), another displaces it only under the rule of
+// a try step; otherwise the best is chosen and compared with the
+// runner-up, so the report can say how clear the choice was.
+func (d *decider) selectOne(out *Step, ref int) plan.Decision {
+	best := d.best(out.Options, -1)
+	win := best
+	var c *Comparison
+	switch {
+	case ref >= 0 && out.Options[ref].Invalid == nil && ref != best:
+		c = d.compare(out.Options[best], out.Options[ref])
+		c.Adopt, out.Reason = d.rule(c)
+		if !c.Adopt {
+			win = ref
+		}
+	default:
+		if r := d.best(out.Options, best); r >= 0 {
+			c = d.compare(out.Options[best], out.Options[r])
+			c.Adopt = true
+			_, out.Reason = d.rule(c)
+		}
+	}
+	out.Comparison = c
+	out.Best = out.Options[win].Variant
+	out.Outcome, out.Adopted = Adopted, &out.Best
+	if c != nil {
+		out.Detail = d.detail(c, out.Reason)
+	}
+	return plan.Decision{Winner: win, State: plan.StepDecided}
+}
+
+// reference is the candidate that is the incumbent itself (same trials),
+// or −1.
+func reference(inc plan.Candidate, cands []plan.Candidate) int {
+	keys := func(ts []*plan.Trial) string {
+		var ks []string
+		for _, t := range ts {
+			ks = append(ks, t.Key)
+		}
+		return strings.Join(ks, ",")
+	}
+	for i, c := range cands {
+		if len(c.Trials) > 0 && keys(c.Trials) == keys(inc.Trials) {
+			return i
+		}
+	}
+	return -1
+}
+
+// rule is the study's acceptance rule: adopt when the candidate is ahead
+// by more than minGain and, where the records give a noise estimate,
+// significantly so.
+func (d *decider) rule(c *Comparison) (bool, string) {
+	switch {
+	case c.Verdict == Worse || c.Gain <= 0 && c.Verdict != NoDifference:
+		return false, ReasonNotBetter
+	case c.Verdict == NoDifference:
+		return false, ReasonNoDifference
+	case c.Gain <= d.s.Objective.MinGain:
+		return false, ReasonBelowMinGain
+	case c.Verdict == NoNoise:
+		return true, ReasonSingleRun
+	}
+	return true, ReasonBetter
+}
+
+// detail says in one English line what a comparison showed.
+func (d *decider) detail(c *Comparison, reason string) string {
+	s := fmt.Sprintf("%s vs %s: %.2fx", c.A, c.B, c.Ratio)
+	if c.Interval != nil {
+		s += fmt.Sprintf(" (%.0f %% interval %.2fx to %.2fx)", d.s.Objective.Confidence*100, c.Interval[0], c.Interval[1])
+	}
+	switch reason {
+	case ReasonSingleRun:
+		s += ", one run a side: no noise estimate"
+	case ReasonBelowMinGain:
+		s += fmt.Sprintf(", gain %.1f %% is not above minGain %.1f %%", c.Gain*100, d.s.Objective.MinGain*100)
+	case ReasonNoDifference:
+		s += ", no significant difference"
+	case ReasonNotBetter:
+		s += ", not better"
+	}
+	return s
+}
+
+// eligible is the first option with valid runs, or −1.
+func eligible(opts []Option) int {
+	for i, o := range opts {
+		if o.Invalid == nil && o.Value != nil {
+			return i
+		}
+	}
+	return -1
+}
+
+// best is the valid option with the best mean, skipping index skip; the
+// first wins a tie, so an equal variant never displaces the one listed
+// before it. −1 when none is left.
+func (d *decider) best(opts []Option, skip int) int {
+	lower := d.s.Objective.Goal == "min"
+	b := -1
+	for i, o := range opts {
+		if i == skip || o.Invalid != nil || o.Value == nil {
 			continue
 		}
-		if o.Key == "" {
-			o.Key = t.Key
-		}
-		o.requests = append(o.requests, sampleValues(d.s.Objective.Metric, d.runs[t.Key], d.samples)...)
-		for _, r := range d.runs[t.Key] {
-			if v, der, ok := metricOf(r.Metrics, d.s.Objective.Metric); ok {
-				o.values = append(o.values, v)
-				derived = derived || der
-			}
-			if v, _, ok := metricOf(r.Metrics, "ttft.mean"); ok {
-				ttft = append(ttft, v)
-			}
-			if v, _, ok := metricOf(r.Metrics, "tpot.mean"); ok {
-				tpot = append(tpot, v)
-			}
-		}
-	}
-	if len(o.values) > 0 {
-		v := summarize(o.values, derived)
-		o.Value = &v
-	}
-	o.TTFT, o.TPOT = maybe(ttft), maybe(tpot)
-	return o
-}
-
-func maybe(xs []float64) *Value {
-	if len(xs) == 0 {
-		return nil
-	}
-	v := summarize(xs, false)
-	return &v
-}
-
-func hasProfile(trials []*plan.Trial, p string) bool {
-	for _, t := range trials {
-		if t.Profile == p {
-			return true
-		}
-	}
-	return false
-}
-
-func (d *decider) missing(st *Step) []string {
-	var out []string
-	all := st.Options
-	if st.Incumbent != nil {
-		all = append([]Option{*st.Incumbent}, all...)
-	}
-	for _, o := range all {
-		if o.Value == nil {
-			out = append(out, fmt.Sprintf("%s/%s (%s)", st.ID, o.Variant, short(o.Key)))
-		}
-	}
-	return out
-}
-
-// best is the option with the best mean; the first wins a tie, so an
-// equal variant never displaces the one listed before it.
-func (d *decider) best(opts []Option) int {
-	lower := d.s.Objective.Goal == "min"
-	b := 0
-	for i, o := range opts {
-		if better(o.Value.Mean, opts[b].Value.Mean, lower) {
+		if b < 0 || better(o.Value.Mean, opts[b].Value.Mean, lower) {
 			b = i
 		}
 	}
 	return b
 }
 
-func runnerUp(opts []Option, best int, lower bool) int {
-	r := -1
-	for i, o := range opts {
-		if i != best && (r < 0 || better(o.Value.Mean, opts[r].Value.Mean, lower)) {
-			r = i
-		}
-	}
-	return r
+func (d *decider) compare(a, b Option) *Comparison {
+	return compareWith(d.s.Objective.Metric, a, b, d.s.Objective.Goal == "min", d.s.Objective.Confidence)
 }
 
 func better(a, b float64, lower bool) bool {

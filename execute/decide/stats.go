@@ -2,20 +2,45 @@ package decide
 
 import "math"
 
-// summarize is the mean of xs with a 95 % Student-t interval when there
-// are at least two values.
-func summarize(xs []float64, derived bool) Value {
+// summarize is the mean of run values xs. With two or more runs, all
+// positive, Low and High bound the mean at level conf by a Student-t
+// interval on the logarithms: latencies and throughputs are positive and
+// their spread grows with their size, so the interval is symmetric in
+// ratio, not in units, and never reaches zero.
+func summarize(xs []float64, derived bool, conf float64) Value {
 	v := Value{Runs: len(xs), Derived: derived}
 	if len(xs) == 0 {
 		return v
 	}
 	v.Mean = mean(xs)
-	if len(xs) >= 2 {
-		h := tQuantile975(len(xs)-1) * stddev(xs) / math.Sqrt(float64(len(xs)))
-		lo, hi := v.Mean-h, v.Mean+h
-		v.Low, v.High = &lo, &hi
+	if len(xs) < 2 || !positive(xs) {
+		return v
 	}
+	ls := logs(xs)
+	h := tQuantile(0.5+conf/2, float64(len(xs)-1)) * stddev(ls) / math.Sqrt(float64(len(xs)))
+	lo, hi := math.Exp(mean(ls)-h), math.Exp(mean(ls)+h)
+	// The interval is the geometric mean's; the arithmetic mean printed
+	// beside it is never below that, so widen to keep it inside.
+	lo, hi = math.Min(lo, v.Mean), math.Max(hi, v.Mean)
+	v.Low, v.High = &lo, &hi
 	return v
+}
+
+func positive(xs []float64) bool {
+	for _, x := range xs {
+		if !(x > 0) || math.IsInf(x, 0) {
+			return false
+		}
+	}
+	return len(xs) > 0
+}
+
+func logs(xs []float64) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = math.Log(x)
+	}
+	return out
 }
 
 func mean(xs []float64) float64 {
@@ -36,68 +61,133 @@ func stddev(xs []float64) float64 {
 	return math.Sqrt(s / float64(len(xs)-1))
 }
 
-// tQuantile975 is the 97.5 % quantile of Student's t with df degrees of
-// freedom (two-sided 95 %), from the table for small df.
-func tQuantile975(df int) float64 {
-	table := []float64{0, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-		2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086}
-	if df < len(table) {
-		return table[df]
-	}
-	if df < 30 {
-		return 2.05
-	}
-	if df < 60 {
-		return 2.01
-	}
-	return 1.96
-}
-
-// Verdicts of a comparison.
-const (
-	Better        = "better"
-	Worse         = "worse"
-	NoDifference  = "no significant difference"
-	NoNoise       = "no noise estimate"
-	NotApplicable = ""
-)
-
-// verdict compares a (the candidate) with b (the reference) by Welch's
-// t interval of the difference of means. Without two runs on each side
-// there is no noise estimate, and the report must say so.
-func verdict(a, b []float64, lower bool) (string, *[2]float64) {
-	if len(a) < 2 || len(b) < 2 {
-		return NoNoise, nil
-	}
-	va, vb := variance(a)/float64(len(a)), variance(b)/float64(len(b))
-	se := math.Sqrt(va + vb)
-	df := welchDF(va, vb, len(a), len(b))
-	d := mean(a) - mean(b)
-	h := tQuantile975(int(df)) * se
-	iv := [2]float64{d - h, d + h}
-	switch {
-	case iv[0] <= 0 && iv[1] >= 0:
-		return NoDifference, &iv
-	case (d < 0) == lower:
-		return Better, &iv
-	}
-	return Worse, &iv
-}
-
 func variance(xs []float64) float64 { s := stddev(xs); return s * s }
 
+// tQuantile is the p quantile of Student's t with df degrees of freedom,
+// found by bisection on its distribution function.
+func tQuantile(p, df float64) float64 {
+	lo, hi := 0.0, 1e4
+	for range 200 {
+		mid := (lo + hi) / 2
+		if tCDF(mid, df) < p {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return (lo + hi) / 2
+}
+
+// tCDF is P(T ≤ t) for t ≥ 0: 1 − I_x(df/2, 1/2)/2 with x = df/(df+t²).
+func tCDF(t, df float64) float64 {
+	return 1 - 0.5*betaInc(df/2, 0.5, df/(df+t*t))
+}
+
+// betaInc is the regularised incomplete beta function I_x(a, b), by its
+// continued fraction (modified Lentz), using the symmetry
+// I_x(a,b) = 1 − I_{1−x}(b,a) where the fraction converges slowly.
+func betaInc(a, b, x float64) float64 {
+	switch {
+	case x <= 0:
+		return 0
+	case x >= 1:
+		return 1
+	}
+	la, _ := math.Lgamma(a + b)
+	lb, _ := math.Lgamma(a)
+	lc, _ := math.Lgamma(b)
+	front := math.Exp(la - lb - lc + a*math.Log(x) + b*math.Log(1-x))
+	if x > (a+1)/(a+b+2) {
+		return 1 - front*betaFrac(b, a, 1-x)/b
+	}
+	return front * betaFrac(a, b, x) / a
+}
+
+func betaFrac(a, b, x float64) float64 {
+	const tiny = 1e-300
+	c, d := 1.0, 1-(a+b)*x/(a+1)
+	if math.Abs(d) < tiny {
+		d = tiny
+	}
+	d = 1 / d
+	f := d
+	for m := 1; m <= 300; m++ {
+		fm := float64(m)
+		for _, num := range []float64{
+			fm * (b - fm) * x / ((a + 2*fm - 1) * (a + 2*fm)),
+			-(a + fm) * (a + b + fm) * x / ((a + 2*fm) * (a + 2*fm + 1)),
+		} {
+			d = 1 + num*d
+			if math.Abs(d) < tiny {
+				d = tiny
+			}
+			c = 1 + num/c
+			if math.Abs(c) < tiny {
+				c = tiny
+			}
+			d = 1 / d
+			f *= c * d
+		}
+		if math.Abs(c*d-1) < 1e-14 {
+			break
+		}
+	}
+	return f
+}
+
+// welchDF is the Welch–Satterthwaite degrees of freedom of a difference
+// of two means with squared standard errors va and vb.
 func welchDF(va, vb float64, na, nb int) float64 {
 	num := (va + vb) * (va + vb)
 	den := va*va/float64(na-1) + vb*vb/float64(nb-1)
 	if den == 0 {
 		return float64(na + nb - 2)
 	}
-	return math.Max(1, math.Floor(num/den))
+	return math.Max(1, num/den)
 }
 
-// Verdict compares a with b (a the newer) from their run values: better,
+// Verdicts of a comparison, benchstat's in words.
+const (
+	Better       = "better"
+	Worse        = "worse"
+	NoDifference = "no significant difference"
+	NoNoise      = "no noise estimate"
+)
+
+// runRatio compares run values a (the candidate) with b (the reference)
+// by Welch's t interval on their logarithms, which is an interval of the
+// ratio of their geometric means. ratio ≥ 1 means a is better. With a
+// single run on either side there is no noise estimate.
+func runRatio(a, b []float64, lower bool, conf float64) (string, *[2]float64) {
+	if len(a) < 2 || len(b) < 2 || !positive(a) || !positive(b) {
+		return NoNoise, nil
+	}
+	la, lb := logs(a), logs(b)
+	va, vb := variance(la)/float64(len(la)), variance(lb)/float64(len(lb))
+	d := mean(la) - mean(lb)
+	if lower {
+		d = -d
+	}
+	h := tQuantile(0.5+conf/2, welchDF(va, vb, len(la), len(lb))) * math.Sqrt(va+vb)
+	iv := [2]float64{math.Exp(d - h), math.Exp(d + h)}
+	return fromInterval(iv), &iv
+}
+
+// fromInterval reads a verdict off an interval of the ratio (≥ 1 when
+// the candidate is better).
+func fromInterval(iv [2]float64) string {
+	switch {
+	case iv[0] > 1:
+		return Better
+	case iv[1] < 1:
+		return Worse
+	}
+	return NoDifference
+}
+
+// Verdict compares run values a (the newer) with b at 95 %: better,
 // worse, no significant difference, or no noise estimate.
 func Verdict(a, b []float64, lower bool) string {
-	v, _ := verdict(a, b, lower)
+	v, _ := runRatio(a, b, lower, 0.95)
 	return v
 }

@@ -3,6 +3,8 @@ package decide
 import (
 	"strings"
 
+	"servelab.dev/execute/record"
+
 	"servelab.dev/schema"
 	"servelab.dev/schema/plan"
 )
@@ -11,10 +13,10 @@ import (
 // the objective and in mean latency, TTFT and TPOT.
 func (a *Analysis) validation(s *schema.Study, p *plan.Plan, d *decider) {
 	for _, prof := range s.Validate.Profiles {
-		base := trialWith(p, "validate/baseline", prof)
-		var fin *plan.Trial
+		base := trialsWith(p, "validate/baseline", prof)
+		var fin []*plan.Trial
 		if p.Final != nil {
-			fin = trialWith(p, "validate/final", prof)
+			fin = trialsWith(p, "validate/final", prof)
 		}
 		row := d.row(s.Objective.Metric, prof, base, fin)
 		if s.Objective.Metric != "latency.mean" {
@@ -26,38 +28,74 @@ func (a *Analysis) validation(s *schema.Study, p *plan.Plan, d *decider) {
 	}
 }
 
-func trialWith(p *plan.Plan, role, profile string) *plan.Trial {
+// trialsWith lists every repeat of role's trial on profile.
+func trialsWith(p *plan.Plan, role, profile string) []*plan.Trial {
+	var out []*plan.Trial
 	for _, t := range p.Trials {
 		if t.Profile == profile && t.Key != "" && t.HasRole(role) {
-			return t
+			out = append(out, t)
 		}
 	}
-	return nil
+	return out
 }
 
-func (d *decider) row(metric, profile string, base, fin *plan.Trial) *ValidationRow {
+func (d *decider) row(metric, profile string, base, fin []*plan.Trial) *ValidationRow {
 	row := &ValidationRow{Profile: profile, Metric: metric}
-	bv, bs := d.values(metric, base)
-	fv, fs := d.values(metric, fin)
-	row.Baseline, row.Final = bv, fv
-	if bv != nil && fv != nil {
-		r, _ := ratio(fv.Mean, bv.Mean, Lower(metric))
-		row.Ratio = &r
-		row.Verdict, _ = verdict(fs, bs, Lower(metric))
-		if !bv.Derived && !fv.Derived {
-			row.RatioRange = ratioRange(fv.Mean, bv.Mean, d.rounding(metric, fin), d.rounding(metric, base), Lower(metric))
+	bo, fo := d.side(metric, "baseline", base), d.side(metric, "final", fin)
+	for _, o := range []Option{bo, fo} {
+		if o.Invalid != nil && row.Invalid == "" {
+			row.Invalid = o.Invalid.Message
 		}
+	}
+	row.Baseline, row.Final = bo.Value, fo.Value
+	if bo.Value == nil || fo.Value == nil || row.Invalid != "" {
+		return row
+	}
+	c := compareWith(metric, fo, bo, Lower(metric), d.s.Objective.Confidence)
+	row.Ratio, row.Verdict, row.Interval = &c.Ratio, c.Verdict, c.Interval
+	if !bo.Value.Derived && !fo.Value.Derived {
+		row.RatioRange = ratioRange(fo.Value.Mean, bo.Value.Mean, d.rounding(metric, fin), d.rounding(metric, base), Lower(metric))
 	}
 	return row
 }
 
+// side is one column of a validation row as an option over metric:
+// every repeat of the trial, failed runs marking it invalid.
+func (d *decider) side(metric, name string, trials []*plan.Trial) Option {
+	o := Option{Variant: name}
+	var xs []float64
+	var used []*record.Record
+	derived := false
+	for _, t := range trials {
+		o.Key = t.Key
+		for _, r := range d.runs[t.Key] {
+			if iv := d.validity(r, t, t.Variant); iv != nil && iv.Reason == ReasonFailed {
+				o.Invalid = iv
+				continue
+			}
+			if v, der, ok := metricOf(r.Metrics, metric); ok {
+				xs, used = append(xs, v), append(used, r)
+				derived = derived || der
+			}
+		}
+	}
+	if len(xs) > 0 {
+		v := summarize(xs, derived, d.s.Objective.Confidence)
+		o.Value, o.values = &v, xs
+		o.requests, _ = requestValues(metric, used, d.samples)
+	}
+	return o
+}
+
 // rounding is the coarsest rounding step of metric's family over the
 // trial's runs (0 when the figures were not rounded).
-func (d *decider) rounding(metric string, t *plan.Trial) float64 {
+func (d *decider) rounding(metric string, ts []*plan.Trial) float64 {
 	fam := roundingFamily(metric)
 	step := 0.0
-	for _, r := range d.runs[t.Key] {
-		step = max(step, r.Metrics.Rounding[fam])
+	for _, t := range ts {
+		for _, r := range d.runs[t.Key] {
+			step = max(step, r.Metrics.Rounding[fam])
+		}
 	}
 	return step
 }
@@ -86,23 +124,4 @@ func ratioRange(a, b, sa, sb float64, lower bool) *[2]float64 {
 		lo, hi = hi, lo
 	}
 	return &[2]float64{lo, hi}
-}
-
-func (d *decider) values(metric string, t *plan.Trial) (*Value, []float64) {
-	if t == nil {
-		return nil, nil
-	}
-	var xs []float64
-	derived := false
-	for _, r := range d.runs[t.Key] {
-		if v, der, ok := metricOf(r.Metrics, metric); ok {
-			xs = append(xs, v)
-			derived = derived || der
-		}
-	}
-	if len(xs) == 0 {
-		return nil, nil
-	}
-	v := summarize(xs, derived)
-	return &v, xs
 }

@@ -57,8 +57,17 @@ type Record struct {
 	Reason     string     `json:"reason,omitempty"`
 	Metrics    Metrics    `json:"metrics"`
 	Samples    string     `json:"samples,omitempty"`
+	// Seeds are the prompt and arrival seeds the run drew with (runs
+	// servelab drove; see plan.Spec.Seeds).
+	Seeds *Seeds `json:"seeds,omitempty"`
 	// Notes are what the writer or importer noticed about the figures.
 	Notes []string `json:"notes,omitempty"`
+}
+
+// Seeds are a run's random seeds.
+type Seeds struct {
+	Prompts  uint64 `json:"prompts"`
+	Arrivals uint64 `json:"arrivals"`
 }
 
 // Provenance says where a record's figures come from.

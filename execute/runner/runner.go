@@ -48,6 +48,8 @@ type Summary struct {
 	Bench, Overhead               time.Duration // GPU time in benchmarks; in launches, health waits, teardowns
 	Decided                       bool
 	Interrupted                   bool
+	// Unsettled are the steps the run left waiting or invalid, with why.
+	Unsettled []plan.StepState
 }
 
 // ErrInterrupted is returned when the run was stopped by a signal.
@@ -106,14 +108,15 @@ func (r *runner) loop(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		p, err := decide.Plan(r.s, runs)
+		p, err := decide.Plan(r.s, runs, r.source())
 		if err != nil {
 			return err
 		}
+		r.settle(p)
 		todo := r.todo(p, first)
 		first = false
 		if len(todo) == 0 {
-			r.sum.Decided = p.Final != nil
+			r.sum.Decided = p.Final != nil && len(r.sum.Unsettled) == 0
 			return nil
 		}
 		if r.limited() {
@@ -202,7 +205,31 @@ func (r *runner) limited() bool {
 	return r.o.MaxTrials > 0 && r.sum.Run+r.sum.Failed >= r.o.MaxTrials
 }
 
-func (r *runner) runs() (decide.Runs, error) { return r.st.OK() }
+// runs are the records the run decides from, with their samples, so
+// that its re-plans decide exactly as analyze and the reports do.
+func (r *runner) runs() (decide.Records, error) {
+	runs, samples, err := r.st.OKWithSamples()
+	return decide.Records{Runs: runs, Samples: samples}, err
+}
+
+// source is the class of records this run reads: a real run plans the
+// trials that only have simulated records again.
+func (r *runner) source() decide.Source {
+	if r.o.Simulate {
+		return decide.Simulated
+	}
+	return decide.Real
+}
+
+// settle notes the steps the plan leaves waiting or invalid.
+func (r *runner) settle(p *plan.Plan) {
+	r.sum.Unsettled = nil
+	for _, st := range p.Steps {
+		if st.Status == plan.StepWaiting || st.Status == plan.StepInvalid {
+			r.sum.Unsettled = append(r.sum.Unsettled, st)
+		}
+	}
+}
 
 // todo lists the trials to run now: runnable ones (and, with Force,
 // cached ones once), in the chosen step, not yet tried by this run.
@@ -246,7 +273,7 @@ func (r *runner) followUps(key string) ([]*plan.Trial, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := decide.Plan(r.s, runs)
+	p, err := decide.Plan(r.s, runs, r.source())
 	if err != nil {
 		return nil, err
 	}
@@ -259,8 +286,11 @@ func (r *runner) followUps(key string) ([]*plan.Trial, error) {
 	return out, nil
 }
 
+// launchKey names one launch: a configuration and a repeat. Each repeat
+// gets its own launch, so launch-to-launch spread is part of what the
+// repeats measure.
 func launchKey(t *plan.Trial) string {
-	return t.Kind + "\x00" + t.Version + "\x00" + strings.Join(t.Argv, "\x00") + "\x00" + fmt.Sprint(t.Env)
+	return fmt.Sprintf("%s\x00%s\x00%s\x00%v\x00repeat %d", t.Kind, t.Version, strings.Join(t.Argv, "\x00"), t.Env, t.Repeat)
 }
 
 // groups collects trials by engine configuration, in plan order: one
@@ -273,9 +303,6 @@ func groups(ts []*plan.Trial) [][]*plan.Trial {
 	by := map[string][]*plan.Trial{}
 	for _, t := range ts {
 		k := launchKey(t)
-		if t.Repeat > 0 {
-			k += fmt.Sprintf("\x00repeat %d", t.Repeat)
-		}
 		if _, ok := by[k]; !ok {
 			order = append(order, k)
 		}

@@ -116,8 +116,9 @@ func (r *runner) trial(ctx context.Context, proc *engine.Process, t *plan.Trial,
 		return r.failAll([]*plan.Trial{t}, err.Error())
 	}
 	sp := t.Spec
+	_, arrivals := sp.Seeds()
 	l := load.Load{Kind: sp.Profile.Kind, Rate: sp.Profile.Rate, Burstiness: sp.Profile.Burstiness, Concurrency: sp.Profile.Concurrency,
-		Requests: sp.Profile.Requests, Warmup: sp.Benchmark.Warmup, Seed: uint64(sp.Benchmark.Seed + t.Repeat),
+		Requests: sp.Profile.Requests, Warmup: sp.Benchmark.Warmup, Seed: arrivals,
 		Timeout: time.Duration(sp.Benchmark.Timeout * float64(time.Second)), IgnoreEOS: sp.Benchmark.IgnoreEOS}
 	if l.Timeout == 0 {
 		l.Timeout = 10 * time.Minute
@@ -163,7 +164,7 @@ func (r *runner) trial(ctx context.Context, proc *engine.Process, t *plan.Trial,
 func (r *runner) prompts(t *plan.Trial, url string) ([]load.Prompt, bool, error) {
 	ds := r.s.Benchmark.Dataset
 	n := t.Spec.Profile.Requests + t.Spec.Benchmark.Warmup
-	seed := uint64(t.Spec.Benchmark.Seed)
+	seed, _ := t.Spec.Seeds()
 	if ds.Name == "random" {
 		return dataset.Random(ds.InputLen, ds.OutputLen, ds.RangeRatio, ds.PrefixLen, n, seed).Prompts, false, nil
 	}
@@ -180,5 +181,7 @@ func (r *runner) record(t *plan.Trial, began, ended time.Time) *record.Record {
 	if r.o.Simulate {
 		kind = record.Simulated
 	}
-	return &record.Record{Format: record.Format, Key: t.Key, Trial: *t.Spec, Provenance: host.Provenance(kind, began, ended, r.o.Version), Status: "ok"}
+	prompts, arrivals := t.Spec.Seeds()
+	return &record.Record{Format: record.Format, Key: t.Key, Trial: *t.Spec, Provenance: host.Provenance(kind, began, ended, r.o.Version),
+		Status: "ok", Seeds: &record.Seeds{Prompts: prompts, Arrivals: arrivals}}
 }

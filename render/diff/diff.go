@@ -50,7 +50,7 @@ func Load(studies, results string) (*Side, error) {
 		sort.Strings(sd.Files[key])
 	}
 	for _, s := range ss {
-		a, err := decide.Analyze(s, sd.Runs)
+		a, err := decide.Analyze(s, decide.Records{Runs: sd.Runs}, decide.Auto)
 		if err != nil {
 			return nil, err
 		}

@@ -48,7 +48,7 @@ func seed(t *testing.T, id string) (*schema.Study, *decide.Analysis, decide.Runs
 			runs[k] = append(runs[k], r.Record)
 		}
 	}
-	a, err := decide.Analyze(s, runs)
+	a, err := decide.Analyze(s, decide.Records{Runs: runs}, decide.Auto)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,11 +47,11 @@ func bigStudy(t testing.TB) string {
 // try steps keep the incumbent, so every step's trials are expanded.
 type keepAll struct{}
 
-func (keepAll) Decide(st schema.Step, _ Candidate, _ []Candidate) (int, bool) {
+func (keepAll) Decide(st schema.Step, _ Candidate, _ []Candidate) Decision {
 	if st.IsSelect() {
-		return 0, true
+		return Decision{Winner: 0, State: StepDecided}
 	}
-	return -1, true
+	return Decision{Winner: -1, State: StepDecided}
 }
 
 func TestBigStudySize(t *testing.T) {

@@ -45,14 +45,17 @@ type StepState struct {
 	Kind    string `json:"kind"`
 	Status  string `json:"status"`
 	Adopted string `json:"adopted,omitempty"`
+	// Detail says why a step waits, is invalid or was skipped.
+	Detail string `json:"detail,omitempty"`
 }
 
 // Step states.
 const (
-	StepDecided   = "decided"   // its records decided it
-	StepUndecided = "undecided" // its trials are known; records are missing
-	StepPending   = "pending"   // an earlier step is undecided
-	StepSkipped   = "skipped"   // pinned to an engine the study did not adopt
+	StepDecided = "decided" // its records decided it
+	StepWaiting = "waiting" // its trials are known; runs are missing
+	StepInvalid = "invalid" // its records cannot decide it (see Detail)
+	StepPending = "pending" // an earlier step is not decided
+	StepSkipped = "skipped" // pinned to an engine the study did not adopt
 )
 
 // Plan is a study's trial matrix as far as it can be known.
@@ -75,11 +78,18 @@ type Candidate struct {
 	Trials  []*Trial
 }
 
-// Decider decides a step from its trials' records. Decide returns the
-// index of the candidate the step adopts, or -1 to keep the incumbent;
-// ok is false while records are missing.
+// Decision is a decider's answer for one step.
+type Decision struct {
+	// Winner is the index of the candidate the step adopts, or -1 to
+	// keep the incumbent; it counts only when State is StepDecided.
+	Winner int
+	State  string // StepDecided, StepWaiting or StepInvalid
+	Detail string // why the step waits or is invalid
+}
+
+// Decider decides a step from its trials' records.
 type Decider interface {
-	Decide(st schema.Step, incumbent Candidate, candidates []Candidate) (winner int, ok bool)
+	Decide(st schema.Step, incumbent Candidate, candidates []Candidate) Decision
 }
 
 // Options feed the plan with what is already known.
@@ -132,17 +142,21 @@ func (b *builder) steps(p *Plan) (*Config, error) {
 			b.pendingStep(st)
 		case st.Engine != "" && st.Engine != inc.Config.Engine:
 			state.Status = StepSkipped
+			state.Detail = fmt.Sprintf("engine %s not adopted (the study runs %s)", st.Engine, inc.Config.Engine)
 		default:
-			next, adopted, ok, err := b.step(st, inc)
+			next, d, err := b.step(st, inc)
 			if err != nil {
 				return nil, err
 			}
-			state.Status = StepUndecided
-			if ok {
-				state.Status, state.Adopted = StepDecided, adopted
+			state.Status, state.Detail = d.State, d.Detail
+			if d.State == StepDecided {
+				state.Adopted = ""
+				if d.Winner >= 0 {
+					state.Adopted = next.Variant
+				}
 				inc = next
 			}
-			decided = ok
+			decided = d.State == StepDecided
 		}
 		p.Steps = append(p.Steps, state)
 	}
@@ -153,33 +167,35 @@ func (b *builder) steps(p *Plan) (*Config, error) {
 }
 
 // step lists a step's candidates and asks the decider which it adopts:
-// it returns the new incumbent, the adopted variant ("" when the
-// incumbent is kept) and whether the step could be decided.
-func (b *builder) step(st schema.Step, inc Candidate) (Candidate, string, bool, error) {
+// it returns the new incumbent (the old one when it is kept) and the
+// decision.
+func (b *builder) step(st schema.Step, inc Candidate) (Candidate, Decision, error) {
 	profiles := b.stepProfiles(st)
+	waiting := Decision{Winner: -1, State: StepWaiting}
 	cands, err := b.candidates(st, inc, profiles)
 	if err != nil {
-		return inc, "", false, err
+		return inc, waiting, err
 	}
 	// The incumbent was measured on the objective's profile already; a
 	// step that compares on other profiles needs it measured there too.
 	incTrials, err := b.trials(st.ID, "incumbent", inc.Config, profiles, len(st.Profiles) > 0)
 	if err != nil {
-		return inc, "", false, err
+		return inc, waiting, err
 	}
 	if b.opt.Decider == nil {
-		return inc, "", false, nil
+		return inc, waiting, nil
 	}
-	w, ok := b.opt.Decider.Decide(st, Candidate{Variant: inc.Variant, Config: inc.Config, Trials: incTrials}, cands)
+	d := b.opt.Decider.Decide(st, Candidate{Variant: inc.Variant, Config: inc.Config, Trials: incTrials}, cands)
+	w := d.Winner
 	switch {
-	case !ok:
-		return inc, "", false, nil
+	case d.State != StepDecided:
+		return inc, d, nil
 	case w >= len(cands) || w < 0 && st.IsSelect():
-		return inc, "", false, fmt.Errorf("step %s: decider chose candidate %d of %d", st.ID, w, len(cands))
+		return inc, d, fmt.Errorf("step %s: decider chose candidate %d of %d", st.ID, w, len(cands))
 	case w < 0:
-		return inc, "", true, nil
+		return inc, d, nil
 	}
-	return cands[w], cands[w].Variant, true, nil
+	return cands[w], d, nil
 }
 
 func (b *builder) candidates(st schema.Step, inc Candidate, profiles []string) ([]Candidate, error) {

@@ -34,17 +34,20 @@ const (
 // to keep the incumbent. Steps missing from the table stay undecided.
 type scripted map[string]string
 
-func (d scripted) Decide(st schema.Step, inc Candidate, cands []Candidate) (int, bool) {
+func (d scripted) Decide(st schema.Step, inc Candidate, cands []Candidate) Decision {
 	name, ok := d[st.ID]
 	if !ok {
-		return 0, false
+		return Decision{Winner: -1, State: StepWaiting}
 	}
 	for i, c := range cands {
 		if c.Variant == name {
-			return i, true
+			return Decision{Winner: i, State: StepDecided}
 		}
 	}
-	return -1, name == ""
+	if name == "" {
+		return Decision{Winner: -1, State: StepDecided}
+	}
+	return Decision{Winner: -1, State: StepWaiting}
 }
 
 // The decisions seeds 000 and 004 made.

@@ -48,6 +48,8 @@ func WriteTable(w io.Writer, p *Plan, repeats bool) error {
 		line := fmt.Sprintf("step %s (%s): %s", st.ID, st.Kind, st.Status)
 		if st.Status == StepDecided {
 			line += ", " + adoptedText(st)
+		} else if st.Detail != "" {
+			line += ": " + st.Detail
 		}
 		fmt.Fprintln(w, line)
 	}

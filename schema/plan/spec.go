@@ -2,6 +2,7 @@ package plan
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"path"
@@ -123,4 +124,19 @@ func NewSpec(s *schema.Study, c Config, argv []string, profile string, repeat in
 		},
 		Repeat: repeat,
 	}
+}
+
+// Seeds are the trial's prompt and arrival-time seeds. They derive from
+// the study's seed, the profile's load and the repeat, all of which the
+// key hashes: every profile and every repeat of a launch draws its own
+// prompts (so no trial meets a prefix cache warmed by an earlier one with
+// the same prompts) and its own arrivals, and the key fixes both.
+func (s Spec) Seeds() (prompts, arrivals uint64) {
+	b, _ := json.Marshal(struct {
+		Seed    int         `json:"seed"`
+		Profile ProfileSpec `json:"profile"`
+		Repeat  int         `json:"repeat"`
+	}{s.Benchmark.Seed, s.Profile, s.Repeat})
+	sum := sha256.Sum256(b)
+	return binary.BigEndian.Uint64(sum[:8]), binary.BigEndian.Uint64(sum[8:16])
 }

@@ -1,0 +1,111 @@
+package decide
+
+import (
+	"fmt"
+	"strings"
+
+	"servelab.dev/execute/record"
+	"servelab.dev/schema/plan"
+)
+
+// option gathers the objective over every run of every repeat of the
+// option's trials on the objective's profile (or the step's first),
+// counting the runs still missing and the first run that cannot count.
+func (d *decider) option(variant string, trials []*plan.Trial) Option {
+	o := Option{Variant: variant}
+	profile := d.s.Objective.Profile
+	if !hasProfile(trials, profile) && len(trials) > 0 {
+		profile = trials[0].Profile
+	}
+	metric := d.s.Objective.Metric
+	var ttft, tpot []float64
+	var used []*record.Record
+	derived := false
+	for _, t := range trials {
+		if t.Profile != profile {
+			continue
+		}
+		if o.Key == "" {
+			o.Key = t.Key
+		}
+		o.Planned++
+		runs := d.runs[t.Key]
+		if len(runs) == 0 {
+			o.missing = append(o.missing, fmt.Sprintf("%s/%s/%s#%d (%s)", t.Step, variant, t.Profile, t.Repeat, short(t.Key)))
+			continue
+		}
+		o.Recorded++
+		for _, r := range runs {
+			if iv := d.validity(r, t, variant); iv != nil {
+				if o.Invalid == nil {
+					o.Invalid = iv
+				}
+				continue
+			}
+			v, der, _ := metricOf(r.Metrics, metric)
+			o.values = append(o.values, v)
+			used = append(used, r)
+			derived = derived || der
+			ttft = appendMetric(ttft, r, "ttft.mean")
+			tpot = appendMetric(tpot, r, "tpot.mean")
+		}
+	}
+	conf := d.s.Objective.Confidence
+	if len(o.values) > 0 && o.Invalid == nil {
+		v := summarize(o.values, derived, conf)
+		o.Value = &v
+		o.requests, _ = requestValues(metric, used, d.samples)
+	}
+	o.TTFT, o.TPOT = maybe(ttft, conf), maybe(tpot, conf)
+	return o
+}
+
+// validity is nil for a run that can count, else why it cannot: it
+// lacks the objective's metric, or it failed more requests than the
+// study allows (a run that lost requests measured a lighter load).
+func (d *decider) validity(r *record.Record, t *plan.Trial, variant string) *InvalidRun {
+	run := fmt.Sprintf("%s/%s/%s#%d (%s)", t.Step, variant, t.Profile, t.Repeat, short(t.Key))
+	if _, _, ok := metricOf(r.Metrics, d.s.Objective.Metric); !ok {
+		return &InvalidRun{Reason: ReasonNoMetric, Run: run,
+			Message: fmt.Sprintf("record %s has no %s, the objective's metric: re-import it from a source that reports it, or remove it", run, d.s.Objective.Metric)}
+	}
+	m := r.Metrics
+	total := m.Completed + m.Failed
+	if total == 0 || float64(m.Failed)/float64(total) <= d.s.Objective.MaxFailed {
+		return nil
+	}
+	reasons := m.FailReasons
+	if len(reasons) > 3 {
+		reasons = reasons[:3]
+	}
+	msg := fmt.Sprintf("run %s failed %d of %d requests (%.1f %%, the study allows %.1f %%)",
+		run, m.Failed, total, 100*float64(m.Failed)/float64(total), 100*d.s.Objective.MaxFailed)
+	if len(reasons) > 0 {
+		msg += ": " + strings.Join(reasons, "; ")
+	}
+	return &InvalidRun{Reason: ReasonFailed, Run: run, Failed: m.Failed, Total: total, Reasons: reasons, Message: msg}
+}
+
+func appendMetric(xs []float64, r *record.Record, metric string) []float64 {
+	if v, _, ok := metricOf(r.Metrics, metric); ok {
+		return append(xs, v)
+	}
+	return xs
+}
+
+func maybe(xs []float64, conf float64) *Value {
+	if len(xs) == 0 {
+		return nil
+	}
+	v := summarize(xs, false, conf)
+	return &v
+}
+
+func hasProfile(trials []*plan.Trial, p string) bool {
+	for _, t := range trials {
+		if t.Profile == p {
+			return true
+		}
+	}
+	return false
+}
