@@ -22,9 +22,9 @@ import (
 	"path/filepath"
 	"sort"
 
+	"servelab.dev/execute/decide"
 	"servelab.dev/execute/store"
 	"servelab.dev/i18n"
-	"servelab.dev/execute/decide"
 	d "servelab.dev/render/document"
 	"servelab.dev/render/report"
 	"servelab.dev/schema"

@@ -19,9 +19,9 @@ import (
 	"sync"
 	"time"
 
+	"servelab.dev/execute/decide"
 	"servelab.dev/execute/engine"
 	"servelab.dev/execute/store"
-	"servelab.dev/execute/decide"
 	"servelab.dev/schema"
 	"servelab.dev/schema/plan"
 )

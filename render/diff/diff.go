@@ -10,8 +10,8 @@ import (
 	"sort"
 	"strings"
 
-	"servelab.dev/execute/store"
 	"servelab.dev/execute/decide"
+	"servelab.dev/execute/store"
 	"servelab.dev/schema"
 	"servelab.dev/schema/plan"
 )

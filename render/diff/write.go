@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"servelab.dev/i18n"
 	"servelab.dev/execute/decide"
+	"servelab.dev/i18n"
 )
 
 // Write renders the report as Markdown for a pull-request comment, or,

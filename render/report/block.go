@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"servelab.dev/execute/record"
 	"servelab.dev/execute/decide"
+	"servelab.dev/execute/record"
 	"servelab.dev/schema/plan"
 )
 

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"servelab.dev/execute/record"
 	"servelab.dev/execute/decide"
+	"servelab.dev/execute/record"
 	d "servelab.dev/render/document"
 	"servelab.dev/schema"
 	"servelab.dev/schema/plan"

@@ -14,9 +14,9 @@ import (
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 
+	"servelab.dev/execute/decide"
 	"servelab.dev/execute/store"
 	"servelab.dev/i18n"
-	"servelab.dev/execute/decide"
 	d "servelab.dev/render/document"
 	rhtml "servelab.dev/render/html"
 	"servelab.dev/render/markdown"
