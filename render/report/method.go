@@ -25,6 +25,7 @@ func (b *builder) method() {
 	if bm.Repeats > 1 {
 		b.doc.Add(d.Para{Text: d.M("Each trial is repeated %d times.", bm.Repeats)})
 	}
+	b.rule()
 	b.h(3, "profiles", d.M("Benchmark profiles"))
 	for _, name := range b.profilesUsed() {
 		b.h(4, "profile-"+name, ProfileTitle(s, name))

@@ -33,6 +33,7 @@ func Build(s *schema.Study, a *decide.Analysis, runs decide.Runs) *d.Doc {
 	if s.Summary != nil {
 		b.doc.Add(d.Para{Text: d.Prose(*s.Summary)})
 	}
+	b.figures()
 	b.conclusion()
 	b.notes()
 	b.objective()

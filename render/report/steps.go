@@ -18,11 +18,11 @@ func (b *builder) results() {
 		if ss.Note != nil {
 			b.doc.Add(d.Para{Text: d.Prose(*ss.Note)})
 		}
-		switch st.Status {
-		case "skipped":
+		switch st.Outcome {
+		case decide.Skipped:
 			b.doc.Add(d.Note{Text: d.M("Skipped: this step is for %s, and the study adopted another engine.", d.Lit(EngineName(b.s.Engines[ss.Engine].Kind)))})
 			continue
-		case "pending":
+		case decide.Pending:
 			b.doc.Add(d.Note{Text: d.M("Not run yet: an earlier step is not decided.")})
 			continue
 		}
@@ -102,10 +102,18 @@ func (b *builder) trial(key string) *plan.Trial {
 }
 
 // decision prints the comparison sentence, the verdict, the decision,
-// and the step's chart.
+// and the step's chart; or why the step is not decided.
 func (b *builder) decision(ss *schema.Step, st decide.Step) {
-	if len(st.Missing) > 0 {
-		b.doc.Add(d.Note{Warn: true, Text: d.M("Not decided: %d trials of this step have no record.", len(st.Missing))})
+	switch st.Outcome {
+	case decide.Waiting:
+		planned, recorded := runCounts(st)
+		b.doc.Add(d.Note{Warn: true, Text: d.M("Not decided: %d of %d runs of this step have no record yet.", planned-recorded, planned)})
+		return
+	case decide.Invalid:
+		for _, iv := range st.Invalid {
+			b.doc.Add(d.Note{Warn: true, Text: invalidText(b.s, iv)})
+		}
+		b.doc.Add(d.Note{Warn: true, Text: d.M("Not decided: these records cannot decide the step. Run the trials again, or raise the study's failure limit if the failures are expected.")})
 		return
 	}
 	c := st.Comparison
@@ -117,10 +125,41 @@ func (b *builder) decision(ss *schema.Step, st decide.Step) {
 	if st.Incumbent != nil && c.B == st.Incumbent.Variant {
 		nameB = d.M("the configuration adopted so far")
 	}
+	for _, iv := range st.Invalid {
+		b.doc.Add(d.Note{Warn: true, Text: invalidText(b.s, iv)})
+	}
 	b.doc.Add(d.Para{Text: d.Sentences(d.M("Summary:"), comparison(m, nameA, nameB, c))})
-	b.doc.Add(d.Note{Text: verdictText(c)})
+	b.doc.Add(d.Note{Text: verdictText(b.s, c)})
 	b.doc.Add(d.Para{Text: decisionText(b.s, ss, st)})
 	b.doc.Add(b.stepChart(ss, st))
+}
+
+func runCounts(st decide.Step) (planned, recorded int) {
+	all := st.Options
+	if st.Incumbent != nil {
+		all = append([]decide.Option{*st.Incumbent}, all...)
+	}
+	for _, o := range all {
+		planned, recorded = planned+o.Planned, recorded+o.Recorded
+	}
+	return planned, recorded
+}
+
+// invalidText says why a run cannot count; the engine's own failure
+// messages stay as they were written.
+func invalidText(s *schema.Study, iv decide.InvalidRun) d.Text {
+	if iv.Reason == decide.ReasonNoMetric {
+		return d.M("Invalid record: %s has no %s, the objective's metric.", d.Code(iv.Run), MetricName(s.Objective.Metric))
+	}
+	var t d.Text = d.M("Invalid run: %s failed %d of %d requests; the study allows %s.", d.Code(iv.Run), iv.Failed, iv.Total, d.Lit(percent(s.Objective.MaxFailed)))
+	if len(iv.Reasons) > 0 {
+		var rs []d.Text
+		for _, r := range iv.Reasons {
+			rs = append(rs, d.Code(r))
+		}
+		t = d.Sentences(t, d.M("First failures: %s.", d.Join{Sep: "; ", Parts: rs}))
+	}
+	return t
 }
 
 func comparison(m string, a, b d.Text, c *decide.Comparison) d.Text {
@@ -161,26 +200,45 @@ func pairText(name string, p *decide.Pair) d.Text {
 	return d.M("%s = %s vs %s, increased by %s (%s)", d.Lit(name), ms(p.A), ms(p.B), ms(p.Delta), RatioText("ttft.mean", p.Ratio))
 }
 
-func verdictText(c *decide.Comparison) d.Text {
-	switch c.Verdict {
-	case decide.NoNoise:
-		return d.M("No noise estimate: at least one side is a single run, so this difference may be run-to-run variation.")
-	case decide.NoDifference:
-		return d.M("No significant difference: the 95 %% interval of the difference includes zero.")
-	case decide.Better:
-		return d.M("Significantly better: the 95 %% interval of the difference excludes zero.")
+func verdictText(s *schema.Study, c *decide.Comparison) d.Text {
+	if c.Interval == nil {
+		return d.M("No noise estimate: each side is a single run without per-request samples, so this difference may be run-to-run variation.")
 	}
-	return d.M("Significantly worse: the 95 %% interval of the difference excludes zero.")
+	level := d.Lit(percent(s.Objective.Confidence))
+	lo, hi := d.Lit(fmt.Sprintf("%.2fx", c.Interval[0])), d.Lit(fmt.Sprintf("%.2fx", c.Interval[1]))
+	switch c.Verdict {
+	case decide.NoDifference:
+		return d.M("No significant difference (~): the %s interval of the ratio, %s to %s, includes 1.", level, lo, hi)
+	case decide.Better:
+		return d.M("Significantly better: the %s interval of the ratio is %s to %s.", level, lo, hi)
+	}
+	return d.M("Significantly worse: the %s interval of the ratio is %s to %s.", level, lo, hi)
 }
 
 func decisionText(s *schema.Study, ss *schema.Step, st decide.Step) d.Text {
-	switch {
-	case st.Kind == "select" && st.Adopted != nil:
-		return d.M("Adopted: %s, the best candidate.", optionName(s, ss, *st.Adopted))
-	case st.Adopted != nil:
-		return d.M("Adopted: %s.", optionName(s, ss, *st.Adopted))
+	minGain := d.Lit(percent(s.Objective.MinGain))
+	gain := d.Lit("0 %")
+	if st.Comparison != nil {
+		gain = d.Lit(percent(st.Comparison.Gain))
 	}
-	return d.M("Not adopted: the configuration adopted so far stays (a variant must be better by more than %s).", d.Lit(percent(s.Objective.MinGain)))
+	if st.Kind == "select" && st.Adopted != nil {
+		name := optionName(s, ss, *st.Adopted)
+		if st.Comparison != nil && !st.Comparison.Adopt {
+			return d.M("Adopted: %s, the configuration adopted so far: no other candidate beats it under the study's rule.", name)
+		}
+		return d.M("Adopted: %s, the best candidate.", name)
+	}
+	switch st.Reason {
+	case decide.ReasonBetter:
+		return d.M("Adopted: %s.", optionName(s, ss, *st.Adopted))
+	case decide.ReasonSingleRun:
+		return d.M("Adopted: %s, on single runs: its gain of %s is above the required %s, but there is no noise estimate.", optionName(s, ss, *st.Adopted), gain, minGain)
+	case decide.ReasonNoDifference:
+		return d.M("Not adopted: the difference is inside the noise, so the configuration adopted so far stays.")
+	case decide.ReasonBelowMinGain:
+		return d.M("Not adopted: the gain of %s is not above the required %s, so the configuration adopted so far stays.", gain, minGain)
+	}
+	return d.M("Not adopted: no variant is better than the configuration adopted so far, which stays.")
 }
 
 func (b *builder) stepChart(ss *schema.Step, st decide.Step) d.Chart {

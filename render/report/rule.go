@@ -1,0 +1,52 @@
+package report
+
+import (
+	"servelab.dev/execute/record"
+	d "servelab.dev/render/document"
+)
+
+// rule states the decision rule a reviewer can check every verdict of
+// the page against.
+func (b *builder) rule() {
+	o := b.a.Objective
+	b.h(3, "rule", d.M("Decision rule"))
+	b.doc.Add(d.List{Items: []d.Text{
+		d.M("A variant is adopted when it beats the configuration adopted so far by more than %s and, where the records give a noise estimate, significantly at the %s level; otherwise the configuration adopted so far stays (no significant difference is written ~).",
+			d.Lit(percent(o.MinGain)), d.Lit(percent(o.Confidence))),
+		d.M("All repeats of a trial are pooled. With per-request samples on both sides, the interval is a bootstrap of the ratio (%d resamples, drawing runs and then requests with replacement, with a fixed seed); with run summaries only, a t interval on the logarithms of the run values, so no interval of a latency or throughput reaches zero. A single run a side without samples has no noise estimate.", o.Resamples),
+		d.M("A run that failed more than %s of its requests is invalid: it is never adopted, and the page names it with its failures.", d.Lit(percent(o.MaxFailed))),
+		d.M("A step is decided only when every planned repeat of its trials has a record."),
+	}})
+	if b.drove() {
+		b.doc.Add(d.Para{Text: d.M("Each repeat of a configuration is its own engine launch. Every profile and repeat draws its own prompts and arrival times (seeds derived from the study's seed, the load and the repeat), so no trial meets a prefix cache warmed with its own prompts; between the trials of a launch servelab also resets the engine's prefix cache where the engine has an endpoint for it (vLLM: %s, SGLang: %s).", d.Code("/reset_prefix_cache"), d.Code("/flush_cache"))})
+	}
+}
+
+// drove reports whether servelab itself ran any of the page's runs.
+func (b *builder) drove() bool {
+	return b.a.Provenance[record.Measured]+b.a.Provenance[record.Simulated] > 0
+}
+
+// figures says which kind of runs the page's figures come from.
+func (b *builder) figures() {
+	p := b.a.Provenance
+	var parts []d.Text
+	if n := p[record.Measured]; n > 0 {
+		parts = append(parts, d.M("measured on the GPU host by servelab: %d runs", n))
+	}
+	if n := p[record.Imported]; n > 0 {
+		parts = append(parts, d.M("imported from other tools' output: %d runs", n))
+	}
+	if n := p[record.Simulated]; n > 0 {
+		parts = append(parts, d.M("simulated by servelab-sim: %d runs", n))
+	}
+	if len(parts) == 0 {
+		return
+	}
+	t := d.M("Figures on this page: %s.", d.Join{Sep: "; ", Parts: parts})
+	if b.a.SetAside > 0 {
+		t = d.M("Figures on this page: %s. Set aside, used by no figure: %d runs of the other kind (simulated beside real ones, or the reverse).", d.Join{Sep: "; ", Parts: parts}, b.a.SetAside)
+	}
+	b.doc.Add(d.Para{Text: t})
+}
+
