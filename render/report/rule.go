@@ -49,4 +49,3 @@ func (b *builder) figures() {
 	}
 	b.doc.Add(d.Para{Text: t})
 }
-
