@@ -148,7 +148,14 @@ type EngineKind struct {
 	HostFlag     string              `json:"hostFlag"`
 	PortFlag     string              `json:"portFlag"`
 	RevisionFlag string              `json:"revisionFlag,omitempty"`
+	CacheReset   *CacheReset         `json:"cacheReset,omitempty"`
 	Knobs        map[string]KnobFlag `json:"knobs"`
+}
+
+// CacheReset is an engine's endpoint that empties its prefix cache.
+type CacheReset struct {
+	Path string            `json:"path"`
+	Env  map[string]string `json:"env,omitempty"`
 }
 
 // KnobFlag maps one knob to arguments; see #KnobFlag in engines.cue.

@@ -17,6 +17,7 @@ type server struct {
 	eng     *engine
 	ready   atomic.Bool
 	counter atomic.Int64
+	resets  atomic.Int64
 }
 
 func serve(c *config) error {
@@ -45,7 +46,21 @@ func serve(c *config) error {
 	mux.HandleFunc("/tokenize", s.tokenize)
 	mux.HandleFunc("/v1/completions", s.complete)
 	mux.HandleFunc("/v1/chat/completions", s.complete)
+	// The engines' prefix-cache reset endpoints: vLLM serves its own only
+	// in development mode, as the real server does.
+	if c.Kind == "sglang" {
+		mux.HandleFunc("POST /flush_cache", s.resetCache)
+	} else if os.Getenv("VLLM_SERVER_DEV_MODE") == "1" {
+		mux.HandleFunc("POST /reset_prefix_cache", s.resetCache)
+	}
 	return http.Serve(ln, mux)
+}
+
+// resetCache counts resets; the simulator keeps no prefix cache whose
+// contents could change timing.
+func (s *server) resetCache(w http.ResponseWriter, _ *http.Request) {
+	s.resets.Add(1)
+	w.WriteHeader(http.StatusOK)
 }
 
 func (s *server) health(w http.ResponseWriter, _ *http.Request) {
@@ -65,7 +80,7 @@ func (s *server) metrics(w http.ResponseWriter, _ *http.Request) {
 	s.eng.mu.Lock()
 	peak := s.eng.peak
 	s.eng.mu.Unlock()
-	fmt.Fprintf(w, "servelab_sim_peak_running %d\nservelab_sim_requests_total %d\n", peak, s.counter.Load())
+	fmt.Fprintf(w, "servelab_sim_peak_running %d\nservelab_sim_requests_total %d\nservelab_sim_cache_resets_total %d\n", peak, s.counter.Load(), s.resets.Load())
 }
 
 // tokens is the simulator's tokenizer: whitespace-separated words.

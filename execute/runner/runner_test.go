@@ -184,3 +184,78 @@ func TestGroupsInterleaveRepeats(t *testing.T) {
 		t.Errorf("order %v", got)
 	}
 }
+
+// threeConfigs has three configurations (two engines, then one variant on
+// the winner), each repeated three times, with prompt lengths that vary
+// from prompt to prompt so that two draws can be told apart.
+const threeConfigs = `import "servelab.dev/schema"
+"three": schema.#Study & {
+	title: en: "Three"
+	i18n: fallback: "en"
+	model: {id: "m/m", params: 1e9, dtype: "bf16"}
+	hardware: gpu: "NVIDIA H200"
+	engines: {vllm: version: "1", sglang: version: "1"}
+	benchmark: {client: name: "builtin", dataset: {name: "random", inputLen: 64, outputLen: 4, rangeRatio: 0.5}, api: "completions", warmup: 0, repeats: 3, output: ignoreEos: true}
+	profiles: {c1: {kind: "concurrency", concurrency: 1, requests: 6}, c2: {kind: "concurrency", concurrency: 2, requests: 6}}
+	objective: {metric: "ttft.mean", profile: "c1"}
+	baseline: engine: "vllm"
+	steps: [
+		{id: "engine", title: en: "E", profiles: ["c1", "c2"], select: engines: ["vllm", "sglang"]},
+		{id: "seqs", title: en: "S", profiles: ["c1", "c2"], variants: [{name: "4", knobs: maxSeqs: 4}]},
+	]
+}
+`
+
+// Each repeat is its own launch, draws its own prompts, and the trials
+// after the first of a launch find the engine's prefix cache reset.
+func TestRepeatsAreIndependent(t *testing.T) {
+	s := study(t, threeConfigs)
+	dir := t.TempDir()
+	sum, err := Run(context.Background(), s, Options{Results: dir, Simulate: true, SimPath: simBin, HealthTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Launches != 9 || sum.Run != 18 {
+		t.Errorf("%d launches, %d runs: want 9 launches (3 configurations × 3 repeats) and 18 runs", sum.Launches, sum.Run)
+	}
+	runs, samples, err := store.Open(dir).OKWithSamples()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lengths := map[string][]string{} // "variant profile" → input lengths per repeat
+	resets := 0
+	for _, rs := range runs {
+		for _, r := range rs {
+			var in []string
+			for _, x := range samples[r] {
+				in = append(in, fmt.Sprint(x.InputTokens))
+			}
+			id := fmt.Sprint(r.Trial.Argv, r.Trial.Profile)
+			lengths[id] = append(lengths[id], strings.Join(in, ","))
+			if r.Seeds == nil {
+				t.Errorf("record %s has no seeds", r.Key[:12])
+			}
+			for _, n := range r.Notes {
+				if strings.HasPrefix(n, "prefix cache reset before this run") {
+					resets++
+				}
+			}
+		}
+	}
+	for id, ls := range lengths {
+		if len(ls) != 3 {
+			t.Errorf("%s: %d repeats recorded, want 3", id, len(ls))
+		}
+		for i := range ls {
+			for j := range i {
+				if ls[i] == ls[j] {
+					t.Errorf("%s: repeats %d and %d sent the same prompts (%s)", id, j, i, ls[i])
+				}
+			}
+		}
+	}
+	// Two profiles a launch: the second trial of each of the 9 launches.
+	if resets != 9 {
+		t.Errorf("%d runs found the prefix cache reset, want 9", resets)
+	}
+}

@@ -29,7 +29,7 @@ func (r *runner) group(ctx context.Context, g []*plan.Trial, gpus []string) erro
 		return err
 	}
 	logPath := filepath.Join(dir, "engine.log")
-	spec := engine.Spec{Argv: argv, Env: t0.Env, FlagStyle: e.Def.FlagStyle, HostFlag: e.Def.HostFlag,
+	spec := engine.Spec{Argv: argv, Env: launchEnv(t0.Env, e.Def.CacheReset), FlagStyle: e.Def.FlagStyle, HostFlag: e.Def.HostFlag,
 		PortFlag: e.Def.PortFlag, Health: e.Def.Health, GPUs: strings.Join(gpus, ","), Log: logPath}
 	fmt.Fprintf(r.o.Progress, "launch %s %s (%d trials%s): %s\n", t0.Kind, t0.Version, len(g), onGPUs(gpus), t0.Command)
 	engine.WaitGPUFree(ctx, 2*time.Minute)
@@ -64,8 +64,12 @@ func (r *runner) group(ctx context.Context, g []*plan.Trial, gpus []string) erro
 			if r.limited() {
 				return nil
 			}
+			var note string
+			if len(ran) > 0 {
+				note = resetCache(ctx, proc.URL, e.Def.CacheReset)
+			}
 			ran = append(ran, t.Key)
-			if err := r.trial(ctx, proc, t, logPath); err != nil {
+			if err := r.trial(ctx, proc, t, logPath, note); err != nil {
 				return err
 			}
 		}
@@ -110,7 +114,7 @@ func (r *runner) failAll(g []*plan.Trial, why string) error {
 func firstLine(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
 
 // trial drives one profile against the running engine and stores the run.
-func (r *runner) trial(ctx context.Context, proc *engine.Process, t *plan.Trial, logPath string) error {
+func (r *runner) trial(ctx context.Context, proc *engine.Process, t *plan.Trial, logPath, note string) error {
 	prompts, estimated, err := r.prompts(t, proc.URL)
 	if err != nil {
 		return r.failAll([]*plan.Trial{t}, err.Error())
@@ -139,6 +143,9 @@ func (r *runner) trial(ctx context.Context, proc *engine.Process, t *plan.Trial,
 	rec.Metrics = load.Summarize(samples)
 	if estimated {
 		rec.Notes = append(rec.Notes, "prompt and output lengths estimated from characters: the engine has no /tokenize")
+	}
+	if note != "" {
+		rec.Notes = append(rec.Notes, note)
 	}
 	if dead, why := proc.Exited(); dead {
 		rec.Status, rec.Reason = "failed", fmt.Sprintf("engine died mid-benchmark (%v); log tail:\n%s", why, engine.Tail(logPath, 12))
