@@ -127,17 +127,18 @@ func (d *decider) check(out *Step) (plan.Decision, bool) {
 	if out.Incumbent != nil {
 		all = append([]Option{*out.Incumbent}, all...)
 	}
-	planned, recorded := 0, 0
+	var waiting []string
 	for _, o := range all {
-		planned, recorded = planned+o.Planned, recorded+o.Recorded
 		out.Missing = append(out.Missing, o.missing...)
 		if o.Invalid != nil {
 			out.Invalid = append(out.Invalid, *o.Invalid)
 		}
+		if o.Recorded < o.Planned {
+			waiting = append(waiting, fmt.Sprintf("%s: %d of %d runs missing", o.Variant, o.Planned-o.Recorded, o.Planned))
+		}
 	}
-	if len(out.Missing) > 0 {
-		detail := fmt.Sprintf("%d of %d runs missing", planned-recorded, planned)
-		return d.stop(out, Waiting, ReasonRunsMissing, detail, plan.StepWaiting), true
+	if len(waiting) > 0 {
+		return d.stop(out, Waiting, ReasonRunsMissing, strings.Join(waiting, "; "), plan.StepWaiting), true
 	}
 	for _, iv := range out.Invalid {
 		if iv.Reason == ReasonNoMetric {

@@ -65,20 +65,17 @@ func decisions(a, b *decide.Analysis) []Decision {
 	var out []Decision
 	for _, st := range b.Steps {
 		if o, ok := old[st.ID]; ok && o != adopted(st) {
-			out = append(out, Decision{Step: st.ID, Old: o, New: adopted(st)})
+			out = append(out, Decision{Step: st.ID, Old: o, New: adopted(st), Outcome: st.Outcome, Reason: st.Reason, Detail: st.Detail})
 		}
 	}
 	return out
 }
 
 func adopted(st decide.Step) string {
-	switch {
-	case st.Adopted != nil:
+	if st.Adopted != nil {
 		return *st.Adopted
-	case st.Status == "decided":
-		return "(kept)"
 	}
-	return "(" + st.Status + ")"
+	return "(" + st.Outcome + ")"
 }
 
 func final(a, b *decide.Analysis) *Final {

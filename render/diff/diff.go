@@ -40,17 +40,29 @@ func Load(studies, results string) (*Side, error) {
 	if err != nil {
 		return nil, err
 	}
+	samples := decide.Samples{}
+	st := store.Open(results)
 	for key, rs := range all {
 		for _, r := range rs {
 			sd.Files[key] = append(sd.Files[key], baseName(r.Path))
-			if r.Record.Status == "ok" {
-				sd.Runs[key] = append(sd.Runs[key], r.Record) // like store.OK, in the same pass as the files
+			if r.Record.Status != "ok" {
+				continue
+			}
+			// Like store.OKWithSamples, in the same pass as the files: the
+			// review decides exactly as analyze and the reports do.
+			sd.Runs[key] = append(sd.Runs[key], r.Record)
+			if r.Record.Samples != "" {
+				ss, err := st.Samples(r)
+				if err != nil {
+					return nil, err
+				}
+				samples[r.Record] = ss
 			}
 		}
 		sort.Strings(sd.Files[key])
 	}
 	for _, s := range ss {
-		a, err := decide.Analyze(s, decide.Records{Runs: sd.Runs}, decide.Auto)
+		a, err := decide.Analyze(s, decide.Records{Runs: sd.Runs, Samples: samples}, decide.Auto)
 		if err != nil {
 			return nil, err
 		}
@@ -108,6 +120,10 @@ type Decision struct {
 	Step string `json:"step"`
 	Old  string `json:"old"`
 	New  string `json:"new"`
+	// Outcome and Reason are the decision package's, on the new side.
+	Outcome string `json:"outcome"`
+	Reason  string `json:"reason,omitempty"`
+	Detail  string `json:"detail,omitempty"`
 }
 
 // Final is the recommendation on both sides.

@@ -113,6 +113,10 @@ func (b *builder) decision(ss *schema.Step, st decide.Step) {
 		for _, iv := range st.Invalid {
 			b.doc.Add(d.Note{Warn: true, Text: invalidText(b.s, iv)})
 		}
+		if st.Reason == decide.ReasonNoMetric {
+			b.doc.Add(d.Note{Warn: true, Text: d.M("Not decided: a record lacks the objective's metric. Import the run again from a source that reports it, or remove the record.")})
+			return
+		}
 		b.doc.Add(d.Note{Warn: true, Text: d.M("Not decided: these records cannot decide the step. Run the trials again, or raise the study's failure limit if the failures are expected.")})
 		return
 	}
