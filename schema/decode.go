@@ -3,6 +3,7 @@ package schema
 import (
 	"fmt"
 	"maps"
+	"math"
 	"regexp"
 	"slices"
 	"strings"
@@ -218,6 +219,26 @@ func (c *checker) objective() {
 	o := c.s.Objective
 	if !IsMetric(o.Metric) {
 		c.errorf([]any{"objective", "metric"}, "unknown metric %q (want %s)", o.Metric, MetricHelp)
+	}
+	perRequest := false
+	for i, b := range o.Constraints {
+		parts := []any{"objective", "constraints", i}
+		fam, _, _ := strings.Cut(b.Metric, ".")
+		switch {
+		case !IsBoundMetric(b.Metric) || b.Metric == Goodput:
+			c.errorf(at(parts, "metric"), "unknown bound metric %q (want %s, or failed)", b.Metric, strings.TrimSuffix(MetricHelp, ", or goodput (with latency constraints)"))
+		case (b.Max == nil) == (b.Min == nil):
+			c.errorf(parts, "a bound needs exactly one of max and min (e.g. {metric: %q, max: 500})", b.Metric)
+		case b.Metric == Failed && b.Max == nil:
+			c.errorf(parts, "failed is bounded from above: write max (a share, e.g. 0.01)")
+		}
+		if lim, _ := b.Limit(); math.IsNaN(lim) || math.IsInf(lim, 0) || lim < 0 {
+			c.errorf(parts, "bound %v is not a finite, non-negative number", lim)
+		}
+		perRequest = perRequest || fam == "ttft" || fam == "tpot" || fam == "latency"
+	}
+	if o.Metric == Goodput && !perRequest {
+		c.errorf([]any{"objective", "metric"}, "goodput counts requests that meet the latency bounds: add a constraint on ttft, tpot or latency (e.g. {metric: \"ttft.p99\", max: 500})")
 	}
 }
 

@@ -13,11 +13,24 @@ var (
 )
 
 // MetricHelp describes the metric names a study may use.
-var MetricHelp = "latency|ttft|tpot|itl with .mean|.median|.std|.p50|.p90|.p95|.p99, or " +
-	strings.Join(rateMetrics, ", ")
+var MetricHelp = "latency|ttft|tpot|itl with .mean|.median|.std|.p50|.p90|.p95|.p99, " +
+	strings.Join(rateMetrics, ", ") + ", or goodput (with latency constraints)"
+
+// Metrics that only exist with an SLO: goodput, the rate of requests
+// meeting every per-request bound; failed, the share of failed requests.
+const (
+	Goodput = "goodput"
+	Failed  = "failed"
+)
+
+// IsBoundMetric reports whether a constraint can bound name.
+func IsBoundMetric(name string) bool { return name == Failed || IsMetric(name) }
 
 // IsMetric reports whether name is a metric an objective can use.
 func IsMetric(name string) bool {
+	if name == Goodput {
+		return true
+	}
 	for _, r := range rateMetrics {
 		if name == r {
 			return true
@@ -29,7 +42,7 @@ func IsMetric(name string) bool {
 
 // DefaultGoal is "max" for throughputs and "min" for latencies.
 func DefaultGoal(metric string) string {
-	if contains(rateMetrics, metric) {
+	if contains(rateMetrics, metric) || metric == Goodput {
 		return "max"
 	}
 	return "min"

@@ -212,6 +212,7 @@ type Profile struct {
 	Rate        float64 `json:"rate,omitempty"`
 	Burstiness  float64 `json:"burstiness,omitempty"`
 	Concurrency int     `json:"concurrency,omitempty"`
+	Seed        *int    `json:"seed,omitempty"`
 	Title       *Text   `json:"title,omitempty"`
 }
 
@@ -225,7 +226,36 @@ type Objective struct {
 	Confidence float64 `json:"confidence,omitempty"`
 	// MaxFailed is the failed share above which a run is invalid.
 	MaxFailed float64 `json:"maxFailed,omitempty"`
-	Text      *Text   `json:"text,omitempty"`
+	// Constraints are the SLO: bounds every adopted run must meet.
+	Constraints []Bound `json:"constraints,omitempty"`
+	Text        *Text   `json:"text,omitempty"`
+}
+
+// Bound is one service-level bound: Metric ≤ Max or Metric ≥ Min.
+type Bound struct {
+	Metric string   `json:"metric"`
+	Max    *float64 `json:"max,omitempty"`
+	Min    *float64 `json:"min,omitempty"`
+}
+
+// Limit is the bound's value and whether it is an upper bound.
+func (b Bound) Limit() (float64, bool) {
+	if b.Max != nil {
+		return *b.Max, true
+	}
+	if b.Min != nil {
+		return *b.Min, false
+	}
+	return 0, true
+}
+
+// Meets reports whether v satisfies the bound.
+func (b Bound) Meets(v float64) bool {
+	lim, upper := b.Limit()
+	if upper {
+		return v <= lim
+	}
+	return v >= lim
 }
 
 // Defaults of the decision rule, applied when the study leaves them out.
@@ -251,6 +281,7 @@ type Step struct {
 	Engine   string    `json:"engine,omitempty"`
 	Note     *Text     `json:"note,omitempty"`
 	Profiles []string  `json:"profiles,omitempty"`
+	Repeats  int       `json:"repeats,omitempty"`
 	Select   *Select   `json:"select,omitempty"`
 	Variants []Variant `json:"variants,omitempty"`
 }

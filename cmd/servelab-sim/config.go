@@ -15,6 +15,7 @@ type config struct {
 	Slots             int
 	SpecTokens        int // drafted tokens per step
 	FP8               bool
+	KVFP8             bool
 	PrefixCache       bool
 	Step, PerSeq      time.Duration
 	Prefill           time.Duration // per prompt token
@@ -121,6 +122,7 @@ func (c *config) apply() error {
 		return err
 	}
 	c.FP8 = strings.Contains(strings.ToUpper(c.Model), "FP8") || f["quantization"] == "fp8"
+	c.KVFP8 = strings.HasPrefix(f["kv-cache-dtype"], "fp8")
 	switch {
 	case f["enable-prefix-caching"] == "true":
 		c.PrefixCache = true

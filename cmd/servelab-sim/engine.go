@@ -118,7 +118,11 @@ func (e *engine) uncached(prompt []string) int {
 
 func (e *engine) stepTime(running, prefill int) time.Duration {
 	c := e.cfg
-	d := c.Step + time.Duration(running)*c.PerSeq
+	perSeq := c.PerSeq
+	if c.KVFP8 {
+		perSeq = perSeq * 6 / 10 // attention reads a KV cache of half the bytes
+	}
+	d := c.Step + time.Duration(running)*perSeq
 	if c.FP8 {
 		d = d * 7 / 10
 	}

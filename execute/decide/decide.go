@@ -25,6 +25,10 @@ type Option struct {
 	Recorded int `json:"recorded"`
 	// Invalid says why the option's runs cannot count, when they cannot.
 	Invalid *InvalidRun `json:"invalid,omitempty"`
+	// SLO checks the option against each bound of the study; Goodput is
+	// each run's (nil where the run has no per-request samples).
+	SLO     []Check    `json:"slo,omitempty"`
+	Goodput []*float64 `json:"goodput,omitempty"`
 
 	values   []float64
 	requests [][]float64 // per-request values of the objective, per run
@@ -85,6 +89,9 @@ const (
 	ReasonRunsMissing  = "runs-missing"
 	ReasonFailed       = "failed-requests" // a run failed more requests than the study allows
 	ReasonNoMetric     = "missing-metric"  // a record lacks the objective's metric
+	ReasonMeetsSLO     = "meets-slo"       // adopted: the incumbent breaks the SLO, the variant meets it
+	ReasonViolatesSLO  = "violates-slo"    // kept: no variant meets the SLO
+	ReasonNoneMeetSLO  = "no-candidate-meets-slo"
 )
 
 // decider implements plan.Decider over records and remembers what it
@@ -162,7 +169,10 @@ func (d *decider) stop(out *Step, outcome, reason, detail, state string) plan.De
 // try adopts the best valid variant when the rule says it beats the
 // incumbent.
 func (d *decider) try(out *Step) plan.Decision {
-	best := d.best(out.Options, -1)
+	best := d.bestFeasible(out.Options, -1)
+	if best < 0 || !out.Incumbent.feasible() {
+		return d.trySLO(out, best)
+	}
 	out.Best = out.Options[best].Variant
 	c := d.compare(out.Options[best], *out.Incumbent)
 	out.Comparison = c
@@ -176,12 +186,57 @@ func (d *decider) try(out *Step) plan.Decision {
 	return plan.Decision{Winner: best, State: plan.StepDecided}
 }
 
+// trySLO decides a try step where the SLO settles it: no variant meets
+// it (the incumbent stays), or the incumbent breaks it and the best
+// variant that meets it is adopted whatever the objective says.
+func (d *decider) trySLO(out *Step, feasible int) plan.Decision {
+	shown := feasible
+	if shown < 0 {
+		shown = d.best(out.Options, -1)
+	}
+	out.Best = out.Options[shown].Variant
+	c := d.compare(out.Options[shown], *out.Incumbent)
+	out.Comparison = c
+	if feasible < 0 {
+		out.Outcome, out.Reason = Kept, ReasonViolatesSLO
+		out.Detail = "no variant meets the SLO: " + out.Options[shown].Variant + " breaks " + out.Options[shown].violated()
+		return plan.Decision{Winner: -1, State: plan.StepDecided}
+	}
+	c.Adopt = true
+	out.Outcome, out.Reason, out.Adopted = Adopted, ReasonMeetsSLO, &out.Best
+	out.Detail = "the incumbent breaks the SLO (" + out.Incumbent.violated() + "); " + out.Best + " meets it"
+	return plan.Decision{Winner: feasible, State: plan.StepDecided}
+}
+
+// bestFeasible is best among the options that meet the SLO.
+func (d *decider) bestFeasible(opts []Option, skip int) int {
+	var keep []Option
+	var idx []int
+	for i, o := range opts {
+		if i != skip && o.feasible() {
+			keep, idx = append(keep, o), append(idx, i)
+		}
+	}
+	if b := d.best(keep, -1); b >= 0 {
+		return idx[b]
+	}
+	return -1
+}
+
 // selectOne adopts one candidate. Where one of them is the incumbent's
 // own configuration (ref), another displaces it only under the rule of
 // a try step; otherwise the best is chosen and compared with the
 // runner-up, so the report can say how clear the choice was.
 func (d *decider) selectOne(out *Step, ref int) plan.Decision {
-	best := d.best(out.Options, -1)
+	best := d.bestFeasible(out.Options, -1)
+	if best < 0 {
+		b := d.best(out.Options, -1)
+		detail := "no candidate meets the SLO: " + out.Options[b].Variant + " breaks " + out.Options[b].violated() + "; loosen the bounds or lower the load"
+		return d.stop(out, Invalid, ReasonNoneMeetSLO, detail, plan.StepInvalid)
+	}
+	if ref >= 0 && !out.Options[ref].feasible() {
+		ref = -1 // an incumbent that breaks the SLO has no claim to stay
+	}
 	win := best
 	var c *Comparison
 	switch {
@@ -192,7 +247,7 @@ func (d *decider) selectOne(out *Step, ref int) plan.Decision {
 			win = ref
 		}
 	default:
-		if r := d.best(out.Options, best); r >= 0 {
+		if r := d.bestFeasible(out.Options, best); r >= 0 {
 			c = d.compare(out.Options[best], out.Options[r])
 			c.Adopt = true
 			_, out.Reason = d.rule(c)

@@ -27,14 +27,16 @@ func Unit(metric string) string {
 	switch metric {
 	case "output_throughput", "total_throughput":
 		return "tok/s"
-	case "request_throughput":
+	case "request_throughput", "goodput":
 		return "req/s"
+	case "failed":
+		return "share"
 	}
 	return "ms"
 }
 
 // Lower reports whether smaller values of metric are better.
-func Lower(metric string) bool { return Unit(metric) == "ms" }
+func Lower(metric string) bool { return Unit(metric) == "ms" || metric == "failed" }
 
 // metricOf reads metric from one record. Mean latency, which `vllm bench
 // serve` does not print unless asked, is derived when missing as
@@ -49,6 +51,11 @@ func metricOf(m record.Metrics, metric string) (v float64, derived, ok bool) {
 		return ptr(m.RequestThroughput)
 	case "total_throughput":
 		return ptr(m.TotalThroughput)
+	case "failed":
+		if n := m.Completed + m.Failed; n > 0 {
+			return float64(m.Failed) / float64(n), false, true
+		}
+		return 0, false, false
 	}
 	fam, stat, _ := strings.Cut(metric, ".")
 	var d *record.Dist

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"servelab.dev/execute/record"
+	"servelab.dev/schema"
 	"servelab.dev/schema/plan"
 )
 
@@ -20,6 +21,7 @@ func (d *decider) option(variant string, trials []*plan.Trial) Option {
 	metric := d.s.Objective.Metric
 	var ttft, tpot []float64
 	var used []*record.Record
+	var names []string
 	derived := false
 	for _, t := range trials {
 		if t.Profile != profile {
@@ -42,9 +44,11 @@ func (d *decider) option(variant string, trials []*plan.Trial) Option {
 				}
 				continue
 			}
-			v, der, _ := metricOf(r.Metrics, metric)
+			v, _ := d.runValue(r, metric)
+			_, der, _ := metricOf(r.Metrics, metric)
 			o.values = append(o.values, v)
 			used = append(used, r)
+			names = append(names, fmt.Sprintf("%s/%s/%s#%d", t.Step, variant, t.Profile, t.Repeat))
 			derived = derived || der
 			ttft = appendMetric(ttft, r, "ttft.mean")
 			tpot = appendMetric(tpot, r, "tpot.mean")
@@ -55,6 +59,7 @@ func (d *decider) option(variant string, trials []*plan.Trial) Option {
 		v := summarize(o.values, derived, conf)
 		o.Value = &v
 		o.requests, _ = requestValues(metric, used, d.samples)
+		d.checkSLO(&o, used, names)
 	}
 	o.TTFT, o.TPOT = maybe(ttft, conf), maybe(tpot, conf)
 	return o
@@ -65,9 +70,13 @@ func (d *decider) option(variant string, trials []*plan.Trial) Option {
 // study allows (a run that lost requests measured a lighter load).
 func (d *decider) validity(r *record.Record, t *plan.Trial, variant string) *InvalidRun {
 	run := fmt.Sprintf("%s/%s/%s#%d (%s)", t.Step, variant, t.Profile, t.Repeat, short(t.Key))
-	if _, _, ok := metricOf(r.Metrics, d.s.Objective.Metric); !ok {
+	if _, ok := d.runValue(r, d.s.Objective.Metric); !ok {
+		fix := "re-import it from a source that reports it, or remove it"
+		if d.s.Objective.Metric == schema.Goodput {
+			fix = "goodput needs per-request samples, which only runs servelab drove have"
+		}
 		return &InvalidRun{Reason: ReasonNoMetric, Run: run,
-			Message: fmt.Sprintf("record %s has no %s, the objective's metric: re-import it from a source that reports it, or remove it", run, d.s.Objective.Metric)}
+			Message: fmt.Sprintf("record %s has no %s, the objective's metric: %s", run, d.s.Objective.Metric, fix)}
 	}
 	m := r.Metrics
 	total := m.Completed + m.Failed

@@ -168,6 +168,14 @@ type Chart struct {
 	Unit       string
 	Categories []Text
 	Series     []Series
+	// Lines are horizontal reference lines, such as an SLO bound.
+	Lines []Line
+}
+
+// Line is a horizontal reference line at Value.
+type Line struct {
+	Name  Text
+	Value float64
 }
 
 // Series is one named row of a chart; NaN marks a missing value.

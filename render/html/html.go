@@ -164,15 +164,32 @@ func option(c d.Chart, p *i18n.Printer) map[string]any {
 	bar := charts.NewBar()
 	bar.SetGlobalOptions(global...)
 	bar.SetXAxis(cats)
-	for _, s := range c.Series {
+	for i, s := range c.Series {
 		data := make([]opts.BarData, len(s.Values))
 		for i, v := range s.Values {
 			data[i] = opts.BarData{Value: val(v)}
 		}
-		bar.AddSeries(d.String(s.Name, p), data)
+		var so []charts.SeriesOpts
+		if i == 0 {
+			so = markLines(c.Lines, p)
+		}
+		bar.AddSeries(d.String(s.Name, p), data, so...)
 	}
 	bar.Validate()
 	return bar.JSON()
+}
+
+// markLines draws the chart's reference lines (SLO bounds) across it.
+func markLines(lines []d.Line, p *i18n.Printer) []charts.SeriesOpts {
+	var out []charts.SeriesOpts
+	for _, l := range lines {
+		out = append(out, charts.WithMarkLineNameYAxisItemOpts(opts.MarkLineNameYAxisItem{Name: d.String(l.Name, p), YAxis: l.Value}))
+	}
+	if len(out) > 0 {
+		out = append(out, charts.WithMarkLineStyleOpts(opts.MarkLineStyle{Symbol: []string{"none", "none"},
+			Label: &opts.Label{Show: opts.Bool(true), Formatter: "{b}"}}))
+	}
+	return out
 }
 
 // val is a chart value rounded as the tables print it; "-" is ECharts'

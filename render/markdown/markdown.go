@@ -124,6 +124,13 @@ func (w *writer) chart(c d.Chart) {
 		}
 		t.Rows = append(t.Rows, row)
 	}
+	for _, l := range c.Lines {
+		row := []d.Text{l.Name}
+		for range c.Categories {
+			row = append(row, num(l.Value))
+		}
+		t.Rows = append(t.Rows, row)
+	}
 	w.table(t)
 }
 
@@ -172,6 +179,13 @@ func mermaid(c d.Chart, p *i18n.Printer) string {
 			vals[i] = fmt.Sprintf("%.2f", v)
 		}
 		fmt.Fprintf(&b, "    %s [%s]\n", kind, strings.Join(vals, ", "))
+	}
+	for _, l := range c.Lines {
+		vals := make([]string, len(c.Categories))
+		for i := range vals {
+			vals[i] = fmt.Sprintf("%.2f", l.Value)
+		}
+		fmt.Fprintf(&b, "    line [%s]\n", strings.Join(vals, ", "))
 	}
 	b.WriteString("```")
 	return b.String()

@@ -30,7 +30,8 @@ func EngineName(kind string) string {
 func MetricName(metric string) d.Text {
 	switch metric {
 	case "latency.mean", "latency.median", "latency.p99", "ttft.mean", "ttft.p99", "tpot.mean", "itl.mean",
-		"output_throughput", "request_throughput", "total_throughput":
+		"output_throughput", "request_throughput", "total_throughput", "tpot.p99", "latency.p90", "ttft.p90",
+		"tpot.p90", "goodput", "failed":
 		return d.M("metric " + metric)
 	}
 	return d.Code(metric)
@@ -44,6 +45,8 @@ func value(metric string, v float64) d.Lit {
 		return d.Lit(fmt.Sprintf("%.2f s", v/1000))
 	case decide.Unit(metric) == "ms":
 		return d.Lit(fmt.Sprintf("%.2f ms", v))
+	case metric == "failed":
+		return d.Lit(fmt.Sprintf("%.2f %%", v*100))
 	}
 	return d.Lit(fmt.Sprintf("%.2f %s", v, decide.Unit(metric)))
 }

@@ -86,6 +86,7 @@ func (b *builder) objective() {
 	rule := d.M("Every step is judged by %s at %s. A select step adopts its best candidate; a step of variants adopts its best variant only when it beats the configuration adopted so far by more than %s.",
 		MetricName(o.Metric), ProfileTitle(b.s, o.Profile), d.Lit(percent(o.MinGain)))
 	b.doc.Add(d.Para{Text: rule})
+	b.slo()
 }
 
 func percent(f float64) string {

@@ -113,6 +113,11 @@ func (b *builder) decision(ss *schema.Step, st decide.Step) {
 		for _, iv := range st.Invalid {
 			b.doc.Add(d.Note{Warn: true, Text: invalidText(b.s, iv)})
 		}
+		if st.Reason == decide.ReasonNoneMeetSLO {
+			b.doc.Add(d.Note{Warn: true, Text: d.M("Not decided: no candidate meets the service-level objective. Loosen the bounds or lower the load.")})
+			b.sloChecks(ss, st)
+			return
+		}
 		if st.Reason == decide.ReasonNoMetric {
 			b.doc.Add(d.Note{Warn: true, Text: d.M("Not decided: a record lacks the objective's metric. Import the run again from a source that reports it, or remove the record.")})
 			return
@@ -136,6 +141,7 @@ func (b *builder) decision(ss *schema.Step, st decide.Step) {
 	b.doc.Add(d.Note{Text: verdictText(b.s, c)})
 	b.doc.Add(d.Para{Text: decisionText(b.s, ss, st)})
 	b.doc.Add(b.stepChart(ss, st))
+	b.sloChecks(ss, st)
 }
 
 func runCounts(st decide.Step) (planned, recorded int) {
@@ -241,6 +247,10 @@ func decisionText(s *schema.Study, ss *schema.Step, st decide.Step) d.Text {
 		return d.M("Not adopted: the difference is inside the noise, so the configuration adopted so far stays.")
 	case decide.ReasonBelowMinGain:
 		return d.M("Not adopted: the gain of %s is not above the required %s, so the configuration adopted so far stays.", gain, minGain)
+	case decide.ReasonMeetsSLO:
+		return d.M("Adopted: %s: the configuration adopted so far breaks the service-level objective, and this variant meets it.", optionName(s, ss, *st.Adopted))
+	case decide.ReasonViolatesSLO:
+		return d.M("Not adopted: no variant meets the service-level objective, so the configuration adopted so far stays.")
 	}
 	return d.M("Not adopted: no variant is better than the configuration adopted so far, which stays.")
 }

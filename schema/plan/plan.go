@@ -127,7 +127,7 @@ func (b *builder) steps(p *Plan) (*Config, error) {
 	obj := []string{s.Objective.Profile}
 	inc := Candidate{Variant: "baseline", Config: BaseConfig(s, s.Baseline.Engine)}
 	var err error
-	if inc.Trials, err = b.trials("baseline", "baseline", inc.Config, obj, true); err != nil {
+	if inc.Trials, err = b.trials("baseline", "baseline", inc.Config, obj, s.Benchmark.Repeats, true); err != nil {
 		return nil, err
 	}
 	decided := true
@@ -178,7 +178,8 @@ func (b *builder) step(st schema.Step, inc Candidate) (Candidate, Decision, erro
 	}
 	// The incumbent was measured on the objective's profile already; a
 	// step that compares on other profiles needs it measured there too.
-	incTrials, err := b.trials(st.ID, "incumbent", inc.Config, profiles, len(st.Profiles) > 0)
+	repeats := b.stepRepeats(st)
+	incTrials, err := b.trials(st.ID, "incumbent", inc.Config, profiles, repeats, len(st.Profiles) > 0 || repeats > b.s.Benchmark.Repeats)
 	if err != nil {
 		return inc, waiting, err
 	}
@@ -201,7 +202,7 @@ func (b *builder) step(st schema.Step, inc Candidate) (Candidate, Decision, erro
 func (b *builder) candidates(st schema.Step, inc Candidate, profiles []string) ([]Candidate, error) {
 	var cands []Candidate
 	add := func(name string, c Config) error {
-		ts, err := b.trials(st.ID, name, c, profiles, true)
+		ts, err := b.trials(st.ID, name, c, profiles, b.stepRepeats(st), true)
 		cands = append(cands, Candidate{Variant: name, Config: c, Trials: ts})
 		return err
 	}
@@ -228,6 +229,15 @@ func variantsOf(st schema.Step) []schema.Variant {
 	return st.Variants
 }
 
+// stepRepeats is how often each of the step's trials runs: the step's
+// own repeats, else the study's.
+func (b *builder) stepRepeats(st schema.Step) int {
+	if st.Repeats > 0 {
+		return st.Repeats
+	}
+	return b.s.Benchmark.Repeats
+}
+
 func (b *builder) stepProfiles(st schema.Step) []string {
 	if len(st.Profiles) > 0 {
 		return st.Profiles
@@ -240,14 +250,14 @@ func (b *builder) validation(final *Config) error {
 	if len(s.Validate.Profiles) == 0 {
 		return nil
 	}
-	if _, err := b.trials("validate", "baseline", BaseConfig(s, s.Baseline.Engine), s.Validate.Profiles, true); err != nil {
+	if _, err := b.trials("validate", "baseline", BaseConfig(s, s.Baseline.Engine), s.Validate.Profiles, s.Benchmark.Repeats, true); err != nil {
 		return err
 	}
 	if final == nil {
-		b.pending("validate", "final", "", nil, s.Validate.Profiles)
+		b.pending("validate", "final", "", nil, s.Validate.Profiles, s.Benchmark.Repeats)
 		return nil
 	}
-	_, err := b.trials("validate", "final", *final, s.Validate.Profiles, true)
+	_, err := b.trials("validate", "final", *final, s.Validate.Profiles, s.Benchmark.Repeats, true)
 	return err
 }
 

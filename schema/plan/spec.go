@@ -108,6 +108,16 @@ func NewSpec(s *schema.Study, c Config, argv []string, profile string, repeat in
 	if len(c.Env) > 0 {
 		env = c.Env
 	}
+	seed := b.Seed
+	if p.Seed != nil {
+		seed = *p.Seed
+	}
+	// Written-out defaults hash as if left out: burstiness 1 is what a
+	// Poisson profile means without one.
+	burst := p.Burstiness
+	if p.Kind == "poisson" && burst == 1 {
+		burst = 0
+	}
 	return Spec{
 		Schema:   schema.Version,
 		Engine:   EngineSpec{Kind: e.Kind, Version: e.Version, Image: e.Image},
@@ -116,10 +126,10 @@ func NewSpec(s *schema.Study, c Config, argv []string, profile string, repeat in
 		Env:      env,
 		Hardware: HardwareSpec{GPU: s.Hardware.GPU, Count: s.Hardware.Count},
 		Profile: ProfileSpec{Kind: p.Kind, Requests: p.Requests, Rate: p.Rate,
-			Burstiness: p.Burstiness, Concurrency: p.Concurrency},
+			Burstiness: burst, Concurrency: p.Concurrency},
 		Benchmark: BenchmarkSpec{
 			Client: b.Client.Name, ClientVersion: b.Client.Version, Dataset: ds,
-			API: b.API, Seed: b.Seed, Warmup: b.Warmup, Timeout: b.Timeout,
+			API: b.API, Seed: seed, Warmup: b.Warmup, Timeout: b.Timeout,
 			MaxTokens: b.Output.MaxTokens, IgnoreEOS: b.Output.IgnoreEOS,
 		},
 		Repeat: repeat,

@@ -7,9 +7,9 @@ import (
 	"servelab.dev/schema"
 )
 
-// trials builds the trials of configuration c on profiles, every repeat.
+// trials builds the trials of configuration c on profiles, repeats times.
 // With record false they are returned for the decider but not listed.
-func (b *builder) trials(step, variant string, c Config, profiles []string, record bool) ([]*Trial, error) {
+func (b *builder) trials(step, variant string, c Config, profiles []string, repeats int, record bool) ([]*Trial, error) {
 	s := b.s
 	argv, err := Argv(s, c)
 	if err != nil {
@@ -23,7 +23,7 @@ func (b *builder) trials(step, variant string, c Config, profiles []string, reco
 	m, _ := s.Model.Variant(c.ModelVariant())
 	var out []*Trial
 	for _, p := range profiles {
-		for r := 0; r < s.Benchmark.Repeats; r++ {
+		for r := range repeats {
 			spec := NewSpec(s, c, argv, p, r)
 			t := &Trial{
 				Key: spec.Key(), Step: step, Variant: variant,
@@ -49,16 +49,16 @@ func (b *builder) pendingStep(st schema.Step) {
 	profiles := b.stepProfiles(st)
 	if st.Select != nil && len(st.Select.Engines) > 0 {
 		for _, e := range st.Select.Engines {
-			b.pending(st.ID, e, e, nil, profiles)
+			b.pending(st.ID, e, e, nil, profiles, b.stepRepeats(st))
 		}
 		return
 	}
 	for _, v := range variantsOf(st) {
-		b.pending(st.ID, v.Name, st.Engine, &v, profiles)
+		b.pending(st.ID, v.Name, st.Engine, &v, profiles, b.stepRepeats(st))
 	}
 }
 
-func (b *builder) pending(step, variant, engine string, v *schema.Variant, profiles []string) {
+func (b *builder) pending(step, variant, engine string, v *schema.Variant, profiles []string, repeats int) {
 	s := b.s
 	var model string
 	var changes []string
@@ -74,7 +74,7 @@ func (b *builder) pending(step, variant, engine string, v *schema.Variant, profi
 		kind, version = e.Kind, e.Version
 	}
 	for _, p := range profiles {
-		for r := 0; r < s.Benchmark.Repeats; r++ {
+		for r := range repeats {
 			b.occ = append(b.occ, &Trial{
 				Step: step, Variant: variant, Engine: engine, Kind: kind, Version: version,
 				Model: model, Profile: p, Repeat: r, Status: Pending,

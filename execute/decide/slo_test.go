@@ -1,0 +1,62 @@
+package decide
+
+import (
+	"math"
+	"testing"
+
+	"servelab.dev/execute/record"
+	"servelab.dev/schema"
+)
+
+func bound(metric string, max float64) schema.Bound { return schema.Bound{Metric: metric, Max: &max} }
+
+// vLLM's goodput: requests whose TTFT, TPOT and latency each meet their
+// family's bound, per second of the run.
+func TestGoodput(t *testing.T) {
+	r := &record.Record{Metrics: record.Metrics{Duration: 2}}
+	samples := []record.Sample{
+		{TTFT: 100, Latency: 1000, OutputTokens: 10}, // TPOT 100: too slow
+		{TTFT: 100, Latency: 280, OutputTokens: 10},  // TPOT 20: good
+		{TTFT: 600, Latency: 700, OutputTokens: 2},   // TTFT too slow
+		{TTFT: 50, Latency: 60, OutputTokens: 1},     // one token: TPOT 0, good
+		{Warmup: true, TTFT: 1, Latency: 2, OutputTokens: 2},
+		{Error: "HTTP 500"},
+	}
+	bounds := []schema.Bound{bound("ttft.p99", 500), bound("tpot.p99", 50)}
+	g, ok := goodput(r, samples, bounds)
+	if !ok || math.Abs(g-1) > 1e-9 {
+		t.Errorf("goodput = %v %v, want 2 good requests / 2 s = 1", g, ok)
+	}
+	if _, ok := goodput(r, nil, bounds); ok {
+		t.Error("goodput without samples")
+	}
+}
+
+// The SLO settles a try step before the objective does.
+func TestSLOSettlesTry(t *testing.T) {
+	s := &schema.Study{Objective: schema.Objective{Metric: "output_throughput", Goal: "max", MinGain: 0.03, Confidence: 0.95,
+		Constraints: []schema.Bound{bound("ttft.p99", 500)}}}
+	d := &decider{s: s}
+	opt := func(name string, thr, ttft float64) Option {
+		v := summarize([]float64{thr}, false, 0.95)
+		o := Option{Variant: name, Value: &v, values: []float64{thr}}
+		o.SLO = []Check{{Metric: "ttft.p99", Limit: 500, Upper: true, Value: &ttft, Pass: ttft <= 500}}
+		return o
+	}
+	cases := []struct {
+		inc, v          Option
+		outcome, reason string
+	}{
+		{opt("inc", 100, 400), opt("v", 200, 600), Kept, ReasonViolatesSLO},
+		{opt("inc", 200, 600), opt("v", 100, 400), Adopted, ReasonMeetsSLO},
+		{opt("inc", 100, 400), opt("v", 200, 450), Adopted, ReasonSingleRun},
+	}
+	for _, c := range cases {
+		inc := c.inc
+		out := &Step{Incumbent: &inc, Options: []Option{c.v}}
+		d.try(out)
+		if out.Outcome != c.outcome || out.Reason != c.reason {
+			t.Errorf("incumbent %v, variant %v: %s (%s), want %s (%s)", *c.inc.SLO[0].Value, *c.v.SLO[0].Value, out.Outcome, out.Reason, c.outcome, c.reason)
+		}
+	}
+}
