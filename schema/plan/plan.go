@@ -131,12 +131,22 @@ func (b *builder) steps(p *Plan) (*Config, error) {
 		return nil, err
 	}
 	decided := true
+	// engineKnown stays true past an undecided step while no step can
+	// still change the engine: a step pinned to another engine is then
+	// known to be skipped, not pending.
+	engineKnown := true
 	for _, st := range s.Steps {
 		state := StepState{ID: st.ID, Kind: "try"}
 		if st.IsSelect() {
 			state.Kind = "select"
 		}
+		if !decided && st.Select != nil && len(st.Select.Engines) > 0 {
+			engineKnown = false
+		}
 		switch {
+		case !decided && engineKnown && st.Engine != "" && st.Engine != inc.Config.Engine:
+			state.Status = StepSkipped
+			state.Detail = fmt.Sprintf("engine %s not adopted (the study runs %s)", st.Engine, inc.Config.Engine)
 		case !decided:
 			state.Status = StepPending
 			b.pendingStep(st)
@@ -157,6 +167,7 @@ func (b *builder) steps(p *Plan) (*Config, error) {
 				inc = next
 			}
 			decided = d.State == StepDecided
+			engineKnown = decided || st.Select == nil || len(st.Select.Engines) == 0
 		}
 		p.Steps = append(p.Steps, state)
 	}

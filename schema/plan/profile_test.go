@@ -81,3 +81,24 @@ func TestStepRepeats(t *testing.T) {
 		t.Errorf("trials by role: %v; want s/v 3, baseline/baseline 1, s/incumbent 3 (repeat 0 is the baseline trial)", count)
 	}
 }
+
+// Once the engine is chosen, a step pinned to another engine is skipped
+// even while an earlier step still waits for records.
+func TestPinnedStepSkippedBehindWaitingStep(t *testing.T) {
+	p, err := New(load(t, study000), Options{Decider: scripted{"engine": "sglang"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	states := map[string]string{}
+	for _, st := range p.Steps {
+		states[st.ID] = st.Status
+	}
+	if states["prefix-cache"] != StepWaiting || states["speculative-decoding"] != StepSkipped || states["language-model-only"] != StepSkipped {
+		t.Errorf("states %v: want prefix-cache waiting, the vLLM-pinned steps skipped", states)
+	}
+	for _, tr := range p.Trials {
+		if tr.Step == "speculative-decoding" {
+			t.Errorf("a skipped step lists trial %s/%s", tr.Step, tr.Variant)
+		}
+	}
+}
