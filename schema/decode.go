@@ -225,8 +225,8 @@ func (c *checker) objective() {
 		parts := []any{"objective", "constraints", i}
 		fam, _, _ := strings.Cut(b.Metric, ".")
 		switch {
-		case !IsBoundMetric(b.Metric) || b.Metric == Goodput:
-			c.errorf(at(parts, "metric"), "unknown bound metric %q (want %s, or failed)", b.Metric, strings.TrimSuffix(MetricHelp, ", or goodput (with latency constraints)"))
+		case !IsBoundMetric(b.Metric) || b.Metric == Goodput || b.Metric == Capacity:
+			c.errorf(at(parts, "metric"), "unknown bound metric %q (want latency|ttft|tpot|itl with .mean|.median|.std|.p50|.p90|.p95|.p99, %s, or failed)", b.Metric, strings.Join(rateMetrics, ", "))
 		case (b.Max == nil) == (b.Min == nil):
 			c.errorf(parts, "a bound needs exactly one of max and min (e.g. {metric: %q, max: 500})", b.Metric)
 		case b.Metric == Failed && b.Max == nil:
@@ -237,8 +237,37 @@ func (c *checker) objective() {
 		}
 		perRequest = perRequest || fam == "ttft" || fam == "tpot" || fam == "latency"
 	}
+	c.search(o)
 	if o.Metric == Goodput && !perRequest {
 		c.errorf([]any{"objective", "metric"}, "goodput counts requests that meet the latency bounds: add a constraint on ttft, tpot or latency (e.g. {metric: \"ttft.p99\", max: 500})")
+	}
+}
+
+// search checks capacity searches: a sound bracket, an SLO to search
+// against, and capacity judged on a search profile.
+func (c *checker) search(o Objective) {
+	for _, name := range slices.Sorted(maps.Keys(c.s.Profiles)) {
+		sr := c.s.Profiles[name].Search
+		if sr == nil {
+			continue
+		}
+		parts := []any{"profiles", name, "search"}
+		switch {
+		case sr.High <= sr.Low:
+			c.errorf(parts, "high %v must be above low %v", sr.High, sr.Low)
+		case sr.Precision >= sr.High-sr.Low:
+			c.errorf(at(parts, "precision"), "precision %v must be finer than the bracket %v to %v", sr.Precision, sr.Low, sr.High)
+		case len(o.Constraints) == 0:
+			c.errorf(parts, "a search looks for the highest rate within the SLO: add objective.constraints (e.g. [{metric: \"ttft.p99\", max: 500}])")
+		}
+	}
+	p, ok := c.s.Profiles[o.Profile]
+	switch {
+	case !ok:
+	case o.Metric == Capacity && p.Search == nil:
+		c.errorf([]any{"objective", "profile"}, "capacity is found by a search profile; %q is a %s profile", o.Profile, p.Kind)
+	case o.Metric != Capacity && p.Search != nil:
+		c.errorf([]any{"objective", "metric"}, "on the search profile %q the objective is capacity, not %s", o.Profile, o.Metric)
 	}
 }
 

@@ -14,13 +14,16 @@ var (
 
 // MetricHelp describes the metric names a study may use.
 var MetricHelp = "latency|ttft|tpot|itl with .mean|.median|.std|.p50|.p90|.p95|.p99, " +
-	strings.Join(rateMetrics, ", ") + ", or goodput (with latency constraints)"
+	strings.Join(rateMetrics, ", ") + ", goodput (with latency constraints), or capacity (with a search profile)"
 
 // Metrics that only exist with an SLO: goodput, the rate of requests
 // meeting every per-request bound; failed, the share of failed requests.
 const (
 	Goodput = "goodput"
 	Failed  = "failed"
+	// Capacity is the highest request rate a search profile found within
+	// the SLO.
+	Capacity = "capacity"
 )
 
 // IsBoundMetric reports whether a constraint can bound name.
@@ -28,7 +31,7 @@ func IsBoundMetric(name string) bool { return name == Failed || IsMetric(name) }
 
 // IsMetric reports whether name is a metric an objective can use.
 func IsMetric(name string) bool {
-	if name == Goodput {
+	if name == Goodput || name == Capacity {
 		return true
 	}
 	for _, r := range rateMetrics {
@@ -42,7 +45,7 @@ func IsMetric(name string) bool {
 
 // DefaultGoal is "max" for throughputs and "min" for latencies.
 func DefaultGoal(metric string) string {
-	if contains(rateMetrics, metric) || metric == Goodput {
+	if contains(rateMetrics, metric) || metric == Goodput || metric == Capacity {
 		return "max"
 	}
 	return "min"

@@ -213,7 +213,28 @@ type Profile struct {
 	Burstiness  float64 `json:"burstiness,omitempty"`
 	Concurrency int     `json:"concurrency,omitempty"`
 	Seed        *int    `json:"seed,omitempty"`
+	Search      *Search `json:"search,omitempty"`
 	Title       *Text   `json:"title,omitempty"`
+}
+
+// Search is a capacity search over request rate (see #Profile).
+type Search struct {
+	Low        float64 `json:"low"`
+	High       float64 `json:"high"`
+	Precision  float64 `json:"precision"`
+	Arrivals   string  `json:"arrivals,omitempty"`
+	Burstiness float64 `json:"burstiness,omitempty"`
+}
+
+// Probe is the profile a search runs at rate.
+func (p Profile) Probe(rate float64) Profile {
+	q := p
+	q.Kind, q.Rate, q.Search = "poisson", rate, nil
+	if p.Search.Arrivals == "constant" {
+		q.Kind = "constant"
+	}
+	q.Burstiness = p.Search.Burstiness
+	return q
 }
 
 // Objective is what a study optimises and the rule that adopts a variant.

@@ -120,7 +120,7 @@ func newDecider(s *schema.Study, rs Records) *decider {
 }
 
 func planWith(s *schema.Study, runs Runs, d *decider) (*plan.Plan, error) {
-	return plan.New(s, plan.Options{Decider: d, Cached: func(k string) bool { return len(runs[k]) > 0 }})
+	return plan.New(s, plan.Options{Decider: d, Cached: func(k string) bool { return len(runs[k]) > 0 }, Probe: d.probe})
 }
 
 // Analyze decides s from the records of src as far as they allow.

@@ -29,6 +29,9 @@ type Option struct {
 	// each run's (nil where the run has no per-request samples).
 	SLO     []Check    `json:"slo,omitempty"`
 	Goodput []*float64 `json:"goodput,omitempty"`
+	// Search is the capacity search behind the option's value, when the
+	// objective is capacity.
+	Search *plan.Search `json:"search,omitempty"`
 
 	values   []float64
 	requests [][]float64 // per-request values of the objective, per run

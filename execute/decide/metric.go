@@ -27,7 +27,7 @@ func Unit(metric string) string {
 	switch metric {
 	case "output_throughput", "total_throughput":
 		return "tok/s"
-	case "request_throughput", "goodput":
+	case "request_throughput", "goodput", "capacity":
 		return "req/s"
 	case "failed":
 		return "share"

@@ -13,6 +13,9 @@ import (
 // option's trials on the objective's profile (or the step's first),
 // counting the runs still missing and the first run that cannot count.
 func (d *decider) option(variant string, trials []*plan.Trial) Option {
+	if d.s.Objective.Metric == schema.Capacity {
+		return d.capacityOption(variant, trials)
+	}
 	o := Option{Variant: variant}
 	profile := d.s.Objective.Profile
 	if !hasProfile(trials, profile) && len(trials) > 0 {

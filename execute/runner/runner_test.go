@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"servelab.dev/execute/decide"
 	"servelab.dev/execute/store"
 	"servelab.dev/schema"
 	"servelab.dev/schema/plan"
@@ -258,4 +259,78 @@ func TestRepeatsAreIndependent(t *testing.T) {
 	if resets != 9 {
 		t.Errorf("%d runs found the prefix cache reset, want 9", resets)
 	}
+}
+
+// searchStudy finds each configuration's highest constant rate with a
+// P90 TTFT under 100 ms on servelab-sim, whose capacity is known: a slot
+// holds a request for its 16 decode steps of 6 ms + 50 µs per running
+// sequence, so 4 slots serve 4 / (16 × 6.2 ms) ≈ 40 req/s and 8 slots
+// 8 / (16 × 6.4 ms) ≈ 78 req/s. Past that, the queue grows and TTFT with it.
+const searchStudy = `import "servelab.dev/schema"
+"search": schema.#Study & {
+	title: en: "Search"
+	i18n: fallback: "en"
+	model: {id: "m/m", params: 1e9, dtype: "bf16"}
+	hardware: gpu: "NVIDIA H200"
+	engines: vllm: version: "1"
+	base: knobs: maxSeqs: 4
+	benchmark: {client: name: "builtin", dataset: {name: "random", inputLen: 8, outputLen: 16}, api: "completions", warmup: 2, output: ignoreEos: true}
+	profiles: cap: {kind: "search", requests: 80, search: {low: 20, high: 120, precision: 8, arrivals: "constant"}}
+	objective: {metric: "capacity", profile: "cap", minGain: 0.2, constraints: [{metric: "ttft.p90", max: 100}]}
+	baseline: engine: "vllm"
+	steps: [{id: "seqs", title: en: "S", variants: [{name: "8", knobs: maxSeqs: 8}]}]
+}
+`
+
+func TestCapacitySearch(t *testing.T) {
+	// Timing on a starved machine can move a probe; a second attempt
+	// tells a loaded machine from a broken search.
+	var errs []string
+	for range 2 {
+		if errs = capacitySearch(t); len(errs) == 0 {
+			return
+		}
+		t.Logf("attempt missed: %v; trying again", errs)
+	}
+	t.Error(strings.Join(errs, "\n"))
+}
+
+func capacitySearch(t *testing.T) []string {
+	s := study(t, searchStudy)
+	dir := t.TempDir()
+	if _, err := Run(context.Background(), s, Options{Results: dir, Simulate: true, SimPath: simBin, HealthTimeout: 10 * time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	runs, samples, err := store.Open(dir).OKWithSamples()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := decide.Analyze(s, decide.Records{Runs: runs, Samples: samples}, decide.Simulated)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := a.Steps[0]
+	if st.Incumbent == nil || st.Incumbent.Search == nil || len(st.Options) != 1 || st.Options[0].Search == nil {
+		t.Fatalf("no searches in %+v", st)
+	}
+	var errs []string
+	max := plan.MaxProbes(*s.Profiles["cap"].Search)
+	for _, c := range []struct {
+		o    decide.Option
+		want float64
+	}{{*st.Incumbent, 40.3}, {st.Options[0], 78.1}} {
+		sr := c.o.Search
+		// Within the precision above the model; below it, allow for a
+		// loaded machine, whose scheduling delays count against TTFT.
+		if sr.Capacity > c.want+8 || sr.Capacity < 0.5*c.want-8 {
+			errs = append(errs, fmt.Sprintf("%s: capacity %.1f req/s (probes %v), the model says %.1f", c.o.Variant, sr.Capacity, sr.Probes, c.want))
+		}
+		if sr.Bracket[1]-sr.Bracket[0] > 8 || len(sr.Probes) > max {
+			errs = append(errs, fmt.Sprintf("%s: bracket %v after %d probes (bisection needs at most %d)", c.o.Variant, sr.Bracket, len(sr.Probes), max))
+		}
+	}
+	if st.Outcome != decide.Adopted {
+		errs = append(errs, fmt.Sprintf("step %s (%s): want 8 slots adopted for about twice the capacity", st.Outcome, st.Detail))
+	}
+	return errs
 }

@@ -62,6 +62,16 @@ func launchKey(t *Trial) string {
 // the study's expected request latency.
 func profileSeconds(s *schema.Study, name string) float64 {
 	p := s.Profiles[name]
+	if p.Search != nil {
+		// A search runs up to MaxProbes probes; count them at mid-bracket.
+		mid := p.Probe((p.Search.Low + p.Search.High) / 2)
+		return float64(MaxProbes(*p.Search)) * loadSeconds(s, mid)
+	}
+	return loadSeconds(s, p)
+}
+
+// loadSeconds estimates one run of profile p.
+func loadSeconds(s *schema.Study, p schema.Profile) float64 {
 	n := float64(p.Requests + s.Benchmark.Warmup)
 	lat := s.Estimate.Latency
 	closed := func(c int) float64 { return math.Ceil(n/float64(c)) * lat }

@@ -17,15 +17,17 @@ const (
 
 // Trial is one configuration × profile × repeat.
 type Trial struct {
-	Key     string            `json:"key"`
-	Step    string            `json:"step"`
-	Variant string            `json:"variant"`
-	Also    []string          `json:"also,omitempty"`
-	Engine  string            `json:"engine"`
-	Kind    string            `json:"kind"`
-	Version string            `json:"version"`
-	Model   string            `json:"model"`
-	Profile string            `json:"profile"`
+	Key     string   `json:"key"`
+	Step    string   `json:"step"`
+	Variant string   `json:"variant"`
+	Also    []string `json:"also,omitempty"`
+	Engine  string   `json:"engine"`
+	Kind    string   `json:"kind"`
+	Version string   `json:"version"`
+	Model   string   `json:"model"`
+	Profile string   `json:"profile"`
+	// Rate is the probe's request rate on a search profile.
+	Rate    float64           `json:"rate,omitempty"`
 	Repeat  int               `json:"repeat"`
 	Argv    []string          `json:"argv"`
 	Env     map[string]string `json:"env,omitempty"`
@@ -96,6 +98,9 @@ type Decider interface {
 type Options struct {
 	Decider Decider
 	Cached  func(key string) bool
+	// Probe says whether the runs of one search probe (its repeats' keys)
+	// meet the SLO; known is false while any has no record.
+	Probe func(keys []string) (meets, known bool)
 }
 
 // New expands s. Steps run in order; the first step whose decision is

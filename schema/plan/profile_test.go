@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"servelab.dev/schema"
 )
 
 // profileStudy writes a study whose one profile is given as CUE.
@@ -100,5 +102,28 @@ func TestPinnedStepSkippedBehindWaitingStep(t *testing.T) {
 		if tr.Step == "speculative-decoding" {
 			t.Errorf("a skipped step lists trial %s/%s", tr.Step, tr.Variant)
 		}
+	}
+}
+
+// Against an oracle with a known capacity, the search brackets it to the
+// precision in no more probes than bisection needs.
+func TestBisect(t *testing.T) {
+	sr := schema.Search{Low: 2, High: 100, Precision: 1}
+	for _, capacity := range []float64{1, 2, 2.5, 17.3, 50, 99.9, 100, 140} {
+		s := Bisect(sr, func(rate float64) (bool, bool) { return rate <= capacity, true })
+		switch {
+		case capacity < sr.Low && !s.Below, capacity >= sr.High && !s.Above:
+			t.Errorf("capacity %v: below %v above %v", capacity, s.Below, s.Above)
+		case capacity >= sr.Low && capacity < sr.High && (s.Bracket[0] > capacity || s.Bracket[1] <= capacity || s.Bracket[1]-s.Bracket[0] > sr.Precision):
+			t.Errorf("capacity %v: bracket %v", capacity, s.Bracket)
+		}
+		if len(s.Probes) > MaxProbes(sr) || s.Next != 0 {
+			t.Errorf("capacity %v: %d probes, next %v (at most %d)", capacity, len(s.Probes), s.Next, MaxProbes(sr))
+		}
+	}
+	// Unknown results stop the search at the probe it needs next.
+	s := Bisect(sr, func(rate float64) (bool, bool) { return true, rate == 2 })
+	if s.Next != 100 || len(s.Probes) != 1 {
+		t.Errorf("after the low end: next %v, probes %v", s.Next, s.Probes)
 	}
 }

@@ -92,9 +92,13 @@ func (s Spec) Key() string {
 
 // NewSpec describes configuration c under profile and repeat.
 func NewSpec(s *schema.Study, c Config, argv []string, profile string, repeat int) Spec {
+	return specFor(s, c, argv, s.Profiles[profile], repeat)
+}
+
+// specFor describes configuration c under load p and repeat.
+func specFor(s *schema.Study, c Config, argv []string, p schema.Profile, repeat int) Spec {
 	e := s.Engines[c.Engine]
 	m, _ := s.Model.Variant(c.ModelVariant())
-	p := s.Profiles[profile]
 	b := s.Benchmark
 	ds := DatasetSpec{
 		Name: b.Dataset.Name, SHA256: b.Dataset.SHA256,

@@ -21,20 +21,48 @@ func (b *builder) trials(step, variant string, c Config, profiles []string, repe
 	}
 	e := s.Engines[c.Engine]
 	m, _ := s.Model.Variant(c.ModelVariant())
-	var out []*Trial
-	for _, p := range profiles {
+	// at makes the trials of one load, every repeat.
+	at := func(p string, prof schema.Profile, rate float64) []*Trial {
+		var ts []*Trial
 		for r := range repeats {
-			spec := NewSpec(s, c, argv, p, r)
+			spec := specFor(s, c, argv, prof, r)
 			t := &Trial{
 				Key: spec.Key(), Step: step, Variant: variant,
 				Engine: c.Engine, Kind: e.Kind, Version: e.Version, Model: m.ID,
-				Profile: p, Repeat: r, Argv: argv, Env: spec.Env, Command: cmd,
-				Status: Runnable, Seconds: profileSeconds(s, p), Spec: &spec, Config: c,
+				Profile: p, Rate: rate, Repeat: r, Argv: argv, Env: spec.Env, Command: cmd,
+				Status: Runnable, Seconds: loadSeconds(s, prof), Spec: &spec, Config: c,
 			}
 			if b.opt.Cached != nil && b.opt.Cached(t.Key) {
 				t.Status = Cached
 			}
-			out = append(out, t)
+			ts = append(ts, t)
+		}
+		return ts
+	}
+	var out []*Trial
+	for _, p := range profiles {
+		prof := s.Profiles[p]
+		if prof.Search == nil {
+			out = append(out, at(p, prof, 0)...)
+			continue
+		}
+		// A search lists the probes it ran and the one it needs next.
+		oracle := func(rate float64) (bool, bool) {
+			if b.opt.Probe == nil {
+				return false, false
+			}
+			var keys []string
+			for _, t := range at(p, prof.Probe(rate), rate) {
+				keys = append(keys, t.Key)
+			}
+			return b.opt.Probe(keys)
+		}
+		sr := Bisect(*prof.Search, oracle)
+		for _, pr := range sr.Probes {
+			out = append(out, at(p, prof.Probe(pr.Rate), pr.Rate)...)
+		}
+		if sr.Next > 0 {
+			out = append(out, at(p, prof.Probe(sr.Next), sr.Next)...)
 		}
 	}
 	if record {
