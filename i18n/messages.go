@@ -174,6 +174,24 @@ var messages = []entry{
 		"有效吞吐量按 vLLM 的定义统计每秒完成的、TTFT、TPOT 和端到端延迟都满足对应约束的请求数；百分位约束对每个请求都适用。",
 		"Полезная пропускная способность, как её определяет vLLM, — число завершённых за секунду запросов, у которых TTFT, TPOT и сквозная задержка укладываются в заданные для них границы; граница на перцентиль применяется к каждому запросу."},
 	{"Run", "运行", "Прогон"},
+	{"Configuration", "配置", "Конфигурация"},
+	{"Pareto frontier", "帕累托前沿", "Парето-фронт"},
+	{"dominated", "被支配", "доминируемые"},
+	{"Load", "负载", "Нагрузка"},
+	{"Output tokens/s per GPU", "每 GPU 输出 token/秒", "Выходных токенов/с на GPU"},
+	{"On the frontier", "位于前沿", "На фронте"},
+	{"%s: throughput and latency", "%s：吞吐量与延迟", "%s: пропускная способность и задержка"},
+	{"Throughput against latency at every load of this step (a point is dominated when another has both more throughput and less latency):",
+		"此步骤各负载下的吞吐量与延迟（若另一个点吞吐量更高且延迟更低，则该点被支配）：",
+		"Пропускная способность и задержка при каждой нагрузке этого шага (точка доминируема, если у другой и пропускная способность выше, и задержка ниже):"},
+	{"Probes (req/s)", "探测点（请求/秒）", "Пробы (запросов/с)"},
+	{"Capacity within the SLO", "满足 SLO 的容量", "Ёмкость в пределах SLO"},
+	{"below %s", "低于 %s", "ниже %s"},
+	{"at least %s", "至少 %s", "не менее %s"},
+	{"%s to %s", "%s 至 %s", "от %s до %s"},
+	{"Capacity searches (✓ the probe met every bound, ✗ it broke one):",
+		"容量搜索（✓ 该探测点满足全部约束，✗ 违反了某一约束）：",
+		"Поиск ёмкости (✓ проба соблюла все границы, ✗ нарушила хотя бы одну):"},
 	{"not reported ✗", "未报告 ✗", "нет данных ✗"},
 	{"Service-level objective, run by run (✓ meets the bound, ✗ breaks it):",
 		"逐次运行的服务等级目标检查（✓ 满足约束，✗ 违反约束）：",
@@ -314,6 +332,7 @@ var messages = []entry{
 	{"metric tpot.p90", "P90 TPOT", "TPOT P90"},
 	{"metric goodput", "有效吞吐量（满足 SLO 的请求/秒）", "полезная пропускная способность (запросов/с в пределах SLO)"},
 	{"metric failed", "失败请求比例", "доля неудачных запросов"},
+	{"metric capacity", "满足 SLO 的最高请求速率", "наибольшая частота запросов в пределах SLO"},
 }
 
 // English texts of the metric keys (the key itself would read "metric …").
@@ -334,4 +353,5 @@ var metricEnglish = map[string]string{
 	"metric tpot.p90":           "P90 TPOT",
 	"metric goodput":            "goodput (requests/s within the SLO)",
 	"metric failed":             "share of failed requests",
+	"metric capacity":           "highest request rate within the SLO",
 }

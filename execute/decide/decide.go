@@ -70,6 +70,10 @@ type Step struct {
 	Comparison *Comparison  `json:"comparison,omitempty"`
 	Missing    []string     `json:"missing,omitempty"`
 	Invalid    []InvalidRun `json:"invalid,omitempty"`
+	// Pareto is every option's load points, throughput per GPU against
+	// ParetoMetric, the dominated ones marked; nil with one load each.
+	Pareto       []Point `json:"pareto,omitempty"`
+	ParetoMetric string  `json:"paretoMetric,omitempty"`
 }
 
 // Outcomes of a step.
@@ -120,6 +124,16 @@ func (d *decider) Decide(st schema.Step, inc plan.Candidate, cands []plan.Candid
 	incOpt := d.option(inc.Variant, inc.Trials)
 	if !st.IsSelect() {
 		out.Incumbent = &incOpt
+	}
+	trials, order := map[string][]*plan.Trial{}, []string{}
+	if !st.IsSelect() {
+		trials[inc.Variant], order = inc.Trials, append(order, inc.Variant)
+	}
+	for _, c := range cands {
+		trials[c.Variant], order = c.Trials, append(order, c.Variant)
+	}
+	if out.Pareto = d.pareto(trials, order); out.Pareto != nil {
+		out.ParetoMetric = paretoMetric(d.s)
 	}
 	if dec, stop := d.check(out); stop {
 		return dec

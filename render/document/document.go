@@ -163,7 +163,8 @@ type Banner struct{ Text Text }
 // print the numbers as a table.
 type Chart struct {
 	ID         string // [A-Za-z0-9_]: it becomes a JavaScript identifier
-	Kind       string // "bar" or "line"
+	Kind       string // "bar", "line", or "scatter" (Series.Points, XUnit)
+	XUnit      string
 	Title      Text
 	Unit       string
 	Categories []Text
@@ -182,6 +183,9 @@ type Line struct {
 type Series struct {
 	Name   Text
 	Values []float64
+	// Points are (x, y) pairs of a scatter chart; Grey draws them muted.
+	Points [][2]float64
+	Grey   bool
 }
 
 func (Heading) block()   {}

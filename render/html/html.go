@@ -147,6 +147,9 @@ func option(c d.Chart, p *i18n.Printer) map[string]any {
 		charts.WithYAxisOpts(opts.YAxis{Name: c.Unit}),
 		charts.WithAnimation(false),
 	}
+	if c.Kind == "scatter" {
+		return scatter(c, p, global)
+	}
 	if c.Kind == "line" {
 		l := charts.NewLine()
 		l.SetGlobalOptions(global...)
@@ -177,6 +180,30 @@ func option(c d.Chart, p *i18n.Printer) map[string]any {
 	}
 	bar.Validate()
 	return bar.JSON()
+}
+
+// scatter plots each series' points on two value axes.
+func scatter(c d.Chart, p *i18n.Printer, global []charts.GlobalOpts) map[string]any {
+	sc := charts.NewScatter()
+	global = append(global,
+		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: c.XUnit, Min: 0}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: c.Unit, Min: 0}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "bottom"}),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item"}))
+	sc.SetGlobalOptions(global...)
+	for _, s := range c.Series {
+		data := make([]opts.ScatterData, len(s.Points))
+		for i, pt := range s.Points {
+			data[i] = opts.ScatterData{Value: []any{val(pt[0]), val(pt[1])}, SymbolSize: 12}
+		}
+		var so []charts.SeriesOpts
+		if s.Grey {
+			so = append(so, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#b0b0b0"}))
+		}
+		sc.AddSeries(d.String(s.Name, p), data, so...)
+	}
+	sc.Validate()
+	return sc.JSON()
 }
 
 // markLines draws the chart's reference lines (SLO bounds) across it.

@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"strconv"
 
 	"servelab.dev/execute/decide"
 	d "servelab.dev/render/document"
@@ -109,4 +110,77 @@ func (b *builder) sloChart(ss *schema.Step, st decide.Step, opts []decide.Option
 	}
 	c.Series = []d.Series{ser}
 	return c
+}
+
+// searches lists each option's capacity search: the probes in the order
+// they ran, and the bracket the capacity lies in.
+func (b *builder) searches(ss *schema.Step, st decide.Step) {
+	opts := st.Options
+	if st.Incumbent != nil {
+		opts = append([]decide.Option{*st.Incumbent}, opts...)
+	}
+	t := d.Table{Head: []d.Text{d.M("Configuration"), d.M("Probes (req/s)"), d.M("Capacity within the SLO")}, Right: []bool{false, false, true}}
+	for _, o := range opts {
+		if o.Search == nil {
+			continue
+		}
+		name := optionName(b.s, ss, o.Variant)
+		if st.Incumbent != nil && o.Key == st.Incumbent.Key && o.Variant == st.Incumbent.Variant {
+			name = d.M("adopted so far")
+		}
+		var probes []d.Text
+		for _, p := range o.Search.Probes {
+			mark := "✓"
+			if !p.Meets {
+				mark = "✗"
+			}
+			probes = append(probes, d.Lit(fmtRate(p.Rate)+" "+mark))
+		}
+		var capacity d.Text
+		switch {
+		case o.Search.Below:
+			capacity = d.M("below %s", d.Lit(fmtRate(o.Search.Bracket[1])+" req/s"))
+		case o.Search.Above:
+			capacity = d.M("at least %s", d.Lit(fmtRate(o.Search.Capacity)+" req/s"))
+		default:
+			capacity = d.M("%s to %s", d.Lit(fmtRate(o.Search.Bracket[0])), d.Lit(fmtRate(o.Search.Bracket[1])+" req/s"))
+		}
+		t.Rows = append(t.Rows, []d.Text{name, d.Join{Sep: ", ", Parts: probes}, capacity})
+	}
+	if len(t.Rows) > 0 {
+		b.doc.Add(d.Para{Text: d.M("Capacity searches (✓ the probe met every bound, ✗ it broke one):")}, t)
+	}
+}
+
+func fmtRate(r float64) string { return strconv.FormatFloat(r, 'f', -1, 64) }
+
+// pareto draws the step's throughput/latency trade-off: every option at
+// every load, the points another beats on both axes greyed, and lists
+// them.
+func (b *builder) pareto(ss *schema.Step, st decide.Step) {
+	if len(st.Pareto) == 0 {
+		return
+	}
+	m := st.ParetoMetric
+	front := d.Series{Name: d.M("Pareto frontier")}
+	dom := d.Series{Name: d.M("dominated"), Grey: true}
+	t := d.Table{Head: []d.Text{d.M("Configuration"), d.M("Load"), d.M("Output tokens/s per GPU"), MetricName(m), d.M("On the frontier")},
+		Right: []bool{false, false, true, true, false}}
+	for _, p := range st.Pareto {
+		pt := [2]float64{p.Throughput, chartValue(m, p.Latency)}
+		mark := d.Lit("✓")
+		if p.Dominated {
+			dom.Points, mark = append(dom.Points, pt), d.Lit("–")
+		} else {
+			front.Points = append(front.Points, pt)
+		}
+		name := optionName(b.s, ss, p.Variant)
+		if st.Incumbent != nil && p.Variant == st.Incumbent.Variant {
+			name = d.M("adopted so far")
+		}
+		t.Rows = append(t.Rows, []d.Text{name, d.Code(p.Load), d.Fixed(p.Throughput), value(m, p.Latency), mark})
+	}
+	b.doc.Add(d.Chart{ID: "pareto_" + sanitize(st.ID), Kind: "scatter", Unit: chartUnit(m), XUnit: "tok/s/GPU",
+		Title: d.M("%s: throughput and latency", d.Prose(ss.Title)), Series: []d.Series{front, dom}})
+	b.doc.Add(d.Para{Text: d.M("Throughput against latency at every load of this step (a point is dominated when another has both more throughput and less latency):")}, t)
 }

@@ -142,6 +142,8 @@ func (b *builder) decision(ss *schema.Step, st decide.Step) {
 	b.doc.Add(d.Para{Text: decisionText(b.s, ss, st)})
 	b.doc.Add(b.stepChart(ss, st))
 	b.sloChecks(ss, st)
+	b.searches(ss, st)
+	b.pareto(ss, st)
 }
 
 func runCounts(st decide.Step) (planned, recorded int) {

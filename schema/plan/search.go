@@ -21,7 +21,7 @@ type Search struct {
 	Capacity float64    `json:"capacity"`
 	Bracket  [2]float64 `json:"bracket"`
 	// Below: the low end already breaks the SLO. Above: the high end
-	// meets it, so the capacity is at least High.
+	// meets it, so the capacity is at least High (Bracket is then [High, High]).
 	Below bool `json:"below,omitempty"`
 	Above bool `json:"above,omitempty"`
 }
@@ -62,7 +62,7 @@ func Bisect(sr schema.Search, o Oracle) Search {
 		return s
 	}
 	if meets {
-		s.Above, s.Capacity, s.Bracket = true, hi, [2]float64{hi, math.Inf(1)}
+		s.Above, s.Capacity, s.Bracket = true, hi, [2]float64{hi, hi} // no upper end: Above says so
 		return s
 	}
 	step := sr.Precision / 4
