@@ -249,6 +249,8 @@ type Objective struct {
 	MaxFailed float64 `json:"maxFailed,omitempty"`
 	// Constraints are the SLO: bounds every adopted run must meet.
 	Constraints []Bound `json:"constraints,omitempty"`
+	// EarlyStop stops losing variants part-way through their trials.
+	EarlyStop bool `json:"earlyStop,omitempty"`
 	Text        *Text   `json:"text,omitempty"`
 }
 

@@ -45,6 +45,7 @@ type Objective struct {
 	Confidence float64 `json:"confidence"`
 	MaxFailed  float64 `json:"maxFailed"`
 	Resamples  int     `json:"resamples"`
+	EarlyStop  bool    `json:"earlyStop,omitempty"`
 }
 
 // Final is the recommended configuration.
@@ -134,7 +135,7 @@ func Analyze(s *schema.Study, rs Records, src Source) (*Analysis, error) {
 	a := &Analysis{Study: s.ID, Plan: p, Runs: rs.Runs, Missing: []Missing{}, Summary: []SummaryRow{}, Objective: Objective{
 		Metric: s.Objective.Metric, Goal: s.Objective.Goal, Profile: s.Objective.Profile,
 		Unit: Unit(s.Objective.Metric), MinGain: s.Objective.MinGain,
-		Confidence: s.Objective.Confidence, MaxFailed: s.Objective.MaxFailed, Resamples: Resamples,
+		Confidence: s.Objective.Confidence, MaxFailed: s.Objective.MaxFailed, Resamples: Resamples, EarlyStop: s.Objective.EarlyStop,
 	}}
 	a.steps(p, d)
 	a.baseline(p, d)

@@ -32,6 +32,9 @@ type Option struct {
 	// Search is the capacity search behind the option's value, when the
 	// objective is capacity.
 	Search *plan.Search `json:"search,omitempty"`
+	// Stopped is why the early-stopping rule stopped one of its runs: it
+	// cannot beat the incumbent, and is not adopted.
+	Stopped string `json:"stopped,omitempty"`
 
 	values   []float64
 	requests [][]float64 // per-request values of the objective, per run
@@ -99,6 +102,7 @@ const (
 	ReasonMeetsSLO     = "meets-slo"       // adopted: the incumbent breaks the SLO, the variant meets it
 	ReasonViolatesSLO  = "violates-slo"    // kept: no variant meets the SLO
 	ReasonNoneMeetSLO  = "no-candidate-meets-slo"
+	ReasonStoppedEarly = "stopped-early" // kept: the early-stopping rule stopped every variant
 )
 
 // decider implements plan.Decider over records and remembers what it
@@ -186,6 +190,14 @@ func (d *decider) stop(out *Step, outcome, reason, detail, state string) plan.De
 // try adopts the best valid variant when the rule says it beats the
 // incumbent.
 func (d *decider) try(out *Step) plan.Decision {
+	if d.best(out.Options, -1) < 0 {
+		// Every valid variant was stopped early: none can win.
+		stopped := out.Options[stoppedIndex(out.Options)]
+		out.Best = stopped.Variant
+		out.Comparison = d.compare(stopped, *out.Incumbent)
+		out.Outcome, out.Reason, out.Detail = Kept, ReasonStoppedEarly, stopped.Variant+": "+stopped.Stopped
+		return plan.Decision{Winner: -1, State: plan.StepDecided}
+	}
 	best := d.bestFeasible(out.Options, -1)
 	if best < 0 || !out.Incumbent.feasible() {
 		return d.trySLO(out, best)
@@ -333,6 +345,15 @@ func (d *decider) detail(c *Comparison, reason string) string {
 	return s
 }
 
+func stoppedIndex(opts []Option) int {
+	for i, o := range opts {
+		if o.Stopped != "" && o.Value != nil {
+			return i
+		}
+	}
+	return 0
+}
+
 // eligible is the first option with valid runs, or −1.
 func eligible(opts []Option) int {
 	for i, o := range opts {
@@ -350,7 +371,7 @@ func (d *decider) best(opts []Option, skip int) int {
 	lower := d.s.Objective.Goal == "min"
 	b := -1
 	for i, o := range opts {
-		if i == skip || o.Invalid != nil || o.Value == nil {
+		if i == skip || o.Invalid != nil || o.Value == nil || o.Stopped != "" {
 			continue
 		}
 		if b < 0 || better(o.Value.Mean, opts[b].Value.Mean, lower) {

@@ -47,6 +47,9 @@ func (d *decider) option(variant string, trials []*plan.Trial) Option {
 				}
 				continue
 			}
+			if r.EarlyStop != nil && o.Stopped == "" {
+				o.Stopped = r.EarlyStop.Reason
+			}
 			v, _ := d.runValue(r, metric)
 			_, der, _ := metricOf(r.Metrics, metric)
 			o.values = append(o.values, v)

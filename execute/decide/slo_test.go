@@ -60,3 +60,25 @@ func TestSLOSettlesTry(t *testing.T) {
 		}
 	}
 }
+
+// The rule stops a clear loser at the first look, never a winner, and
+// looks only at a third, a half and two thirds of the requests.
+func TestEarlyStopRule(t *testing.T) {
+	grid := func(mu float64, n int) []float64 {
+		xs := make([]float64, n)
+		for i := range xs {
+			xs[i] = mu + 20*(2*float64(i*7919%n)/float64(n-1)-1)
+		}
+		return xs
+	}
+	e := &EarlyStop{Metric: "latency.mean", Lower: true, Confidence: 0.95, MinGain: 0.03, Incumbent: [][]float64{grid(100, 120)}}
+	if st := e.Replay(grid(130, 120)); st == nil || st.After != 40 {
+		t.Errorf("loser: %+v, want a stop after 40 of 120", st)
+	}
+	if st := e.Replay(grid(80, 120)); st != nil {
+		t.Errorf("winner stopped: %+v", st)
+	}
+	if st := e.Check(grid(130, 41), 120); st != nil {
+		t.Error("the rule looked between looks")
+	}
+}

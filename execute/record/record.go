@@ -60,8 +60,18 @@ type Record struct {
 	// Seeds are the prompt and arrival seeds the run drew with (runs
 	// servelab drove; see plan.Spec.Seeds).
 	Seeds *Seeds `json:"seeds,omitempty"`
+	// EarlyStop says the run was stopped before its last request because
+	// it could not beat the incumbent (the study's early-stopping rule).
+	EarlyStop *EarlyStop `json:"earlyStop,omitempty"`
 	// Notes are what the writer or importer noticed about the figures.
 	Notes []string `json:"notes,omitempty"`
+}
+
+// EarlyStop is why and when a run was stopped early.
+type EarlyStop struct {
+	After   int    `json:"after"`
+	Planned int    `json:"planned"`
+	Reason  string `json:"reason"`
 }
 
 // Seeds are a run's random seeds.

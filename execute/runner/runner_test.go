@@ -49,7 +49,7 @@ const fourProfiles = `import "servelab.dev/schema"
 }
 `
 
-func study(t *testing.T, src string) *schema.Study {
+func study(t testing.TB, src string) *schema.Study {
 	t.Helper()
 	f := filepath.Join(t.TempDir(), "s.cue")
 	os.WriteFile(f, []byte(src), 0o644)

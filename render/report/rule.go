@@ -17,6 +17,9 @@ func (b *builder) rule() {
 		d.M("A run that failed more than %s of its requests is invalid: it is never adopted, and the page names it with its failures.", d.Lit(percent(o.MaxFailed))),
 		d.M("A step is decided only when every planned repeat of its trials has a record."),
 	}})
+	if o.EarlyStop {
+		b.doc.Add(d.Para{Text: d.M("Early stopping is on: at a third, a half and two thirds of a variant's requests, servelab bootstraps the ratio to the configuration adopted so far and stops the trial when even its one-sided upper bound (each look at an equal share of the error rate) is not above 1 + minGain. A stopped variant is never adopted; a winning one always runs to the end.")})
+	}
 	if b.drove() {
 		b.doc.Add(d.Para{Text: d.M("Each repeat of a configuration is its own engine launch. Every profile and repeat draws its own prompts and arrival times (seeds derived from the study's seed, the load and the repeat), so no trial meets a prefix cache warmed with its own prompts; between the trials of a launch servelab also resets the engine's prefix cache where the engine has an endpoint for it (vLLM: %s, SGLang: %s).", d.Code("/reset_prefix_cache"), d.Code("/flush_cache"))})
 	}

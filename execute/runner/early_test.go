@@ -1,0 +1,119 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"servelab.dev/execute/decide"
+	"servelab.dev/execute/record"
+	"servelab.dev/execute/store"
+)
+
+// earlyStudies have known winners on servelab-sim, on mean latency at 4
+// requests in flight: fewer slots than requests queue them (a loser),
+// more slots up to 4 serve them at once, and FP8 weights shorten every
+// step by 30 % (winners).
+var earlyStudies = []struct {
+	base     int
+	variants string
+	winner   string
+}{
+	{4, `[{name: "2", knobs: maxSeqs: 2}, {name: "1", knobs: maxSeqs: 1}]`, ""},
+	{2, `[{name: "4", knobs: maxSeqs: 4}, {name: "1", knobs: maxSeqs: 1}]`, "4"},
+	{4, `[{name: "fp8", knobs: modelVariant: "fp8"}, {name: "2", knobs: maxSeqs: 2}]`, "fp8"},
+}
+
+func earlyStudy(base int, variants string) string {
+	return fmt.Sprintf(`import "servelab.dev/schema"
+"early": schema.#Study & {
+	title: en: "Early"
+	i18n: fallback: "en"
+	model: {id: "m/m", params: 1e9, dtype: "bf16", variants: fp8: {id: "m/m-FP8", dtype: "fp8"}}
+	hardware: gpu: "NVIDIA H200"
+	engines: vllm: version: "1"
+	base: knobs: maxSeqs: %d
+	benchmark: {client: name: "builtin", dataset: {name: "random", inputLen: 8, outputLen: 12}, api: "completions", warmup: 2, output: ignoreEos: true}
+	profiles: c4: {kind: "concurrency", concurrency: 4, requests: 90}
+	objective: {metric: "latency.mean", profile: "c4", earlyStop: true}
+	baseline: engine: "vllm"
+	steps: [{id: "s", title: en: "S", variants: %s}]
+}
+`, base, variants)
+}
+
+// replayed is what the early-stopping rule would have done to the
+// finished runs of the three studies.
+type replayed struct {
+	requests, saved int
+	changed         []string
+}
+
+// replayEarlyStops runs the studies to the end, then replays each
+// variant's requests, in completion order, through the rule against the
+// incumbent's.
+func replayEarlyStops(t testing.TB) replayed {
+	var out replayed
+	for _, es := range earlyStudies {
+		s := study(t, earlyStudy(es.base, es.variants))
+		dir := t.TempDir()
+		if _, err := Run(context.Background(), s, Options{Results: dir, Simulate: true, SimPath: simBin, HealthTimeout: 10 * time.Second}); err != nil {
+			t.Fatal(err)
+		}
+		runs, samples, err := store.Open(dir).OKWithSamples()
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := decide.Analyze(s, decide.Records{Runs: runs, Samples: samples}, decide.Simulated)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := a.Steps[0]
+		adopted := ""
+		if st.Adopted != nil {
+			adopted = *st.Adopted
+		}
+		if adopted != es.winner {
+			t.Fatalf("study with base %d: %s adopted (%s), the model says %q", es.base, adopted, st.Detail, es.winner)
+		}
+		rule := decide.NewEarlyStop(s, [][]float64{values(runs[st.Incumbent.Key], samples)})
+		for _, o := range st.Options {
+			v := values(runs[o.Key], samples)
+			out.requests += len(v)
+			if stop := rule.Replay(v); stop != nil {
+				out.saved += len(v) - stop.After
+				if o.Variant == adopted {
+					out.changed = append(out.changed, fmt.Sprintf("%s would have stopped: %s", o.Variant, stop.Reason))
+				}
+			}
+		}
+	}
+	return out
+}
+
+func values(rs []*record.Record, samples map[*record.Record][]record.Sample) []float64 {
+	return decide.CompletionOrder("latency.mean", samples[rs[0]])
+}
+
+// The rule stops the losers early, never the winners, and saves at least
+// 30 % of the variants' benchmark requests.
+func TestEarlyStopReplay(t *testing.T) {
+	r := replayEarlyStops(t)
+	if len(r.changed) > 0 {
+		t.Errorf("early stopping would change decisions: %v", r.changed)
+	}
+	if share := float64(r.saved) / float64(r.requests); share < 0.3 {
+		t.Errorf("saved %d of %d requests (%.0f %%), want at least 30 %%", r.saved, r.requests, 100*share)
+	}
+}
+
+// BenchmarkEarlyStopReplay prints the share of benchmark requests the
+// rule saves on the three studies (make bench).
+func BenchmarkEarlyStopReplay(b *testing.B) {
+	for range b.N {
+		r := replayEarlyStops(b)
+		b.ReportMetric(100*float64(r.saved)/float64(r.requests), "saved-%")
+		b.ReportMetric(float64(len(r.changed)), "changed-decisions")
+	}
+}
