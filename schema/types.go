@@ -250,8 +250,8 @@ type Objective struct {
 	// Constraints are the SLO: bounds every adopted run must meet.
 	Constraints []Bound `json:"constraints,omitempty"`
 	// EarlyStop stops losing variants part-way through their trials.
-	EarlyStop bool `json:"earlyStop,omitempty"`
-	Text        *Text   `json:"text,omitempty"`
+	EarlyStop bool  `json:"earlyStop,omitempty"`
+	Text      *Text `json:"text,omitempty"`
 }
 
 // Bound is one service-level bound: Metric ≤ Max or Metric ≥ Min.
