@@ -13,8 +13,8 @@ import (
 
 // earlyStudies have known winners on servelab-sim, on mean latency at 4
 // requests in flight: fewer slots than requests queue them (a loser),
-// more slots up to 4 serve them at once, and FP8 weights shorten every
-// step by 30 % (winners).
+// more slots, up to 4, serve them at once (a winner). The effects are
+// large (2× and more) so that a loaded machine cannot hide them.
 var earlyStudies = []struct {
 	base     int
 	variants string
@@ -22,7 +22,7 @@ var earlyStudies = []struct {
 }{
 	{4, `[{name: "2", knobs: maxSeqs: 2}, {name: "1", knobs: maxSeqs: 1}]`, ""},
 	{2, `[{name: "4", knobs: maxSeqs: 4}, {name: "1", knobs: maxSeqs: 1}]`, "4"},
-	{4, `[{name: "fp8", knobs: modelVariant: "fp8"}, {name: "2", knobs: maxSeqs: 2}]`, "fp8"},
+	{2, `[{name: "8", knobs: maxSeqs: 8}, {name: "1", knobs: maxSeqs: 1}]`, "8"},
 }
 
 func earlyStudy(base int, variants string) string {
@@ -48,6 +48,9 @@ func earlyStudy(base int, variants string) string {
 type replayed struct {
 	requests, saved int
 	changed         []string
+	// missed says which study's known winner the full runs did not
+	// adopt: the machine was too loaded to measure the model.
+	missed string
 }
 
 // replayEarlyStops runs the studies to the end, then replays each
@@ -75,7 +78,8 @@ func replayEarlyStops(t testing.TB) replayed {
 			adopted = *st.Adopted
 		}
 		if adopted != es.winner {
-			t.Fatalf("study with base %d: %s adopted (%s), the model says %q", es.base, adopted, st.Detail, es.winner)
+			out.missed = fmt.Sprintf("study with base %d: %q adopted (%s), the model says %q", es.base, adopted, st.Detail, es.winner)
+			return out
 		}
 		rule := decide.NewEarlyStop(s, [][]float64{values(runs[st.Incumbent.Key], samples)})
 		for _, o := range st.Options {
@@ -100,6 +104,12 @@ func values(rs []*record.Record, samples map[*record.Record][]record.Sample) []f
 // 30 % of the variants' benchmark requests.
 func TestEarlyStopReplay(t *testing.T) {
 	r := replayEarlyStops(t)
+	if r.missed != "" {
+		t.Logf("attempt missed: %s; trying again", r.missed)
+		if r = replayEarlyStops(t); r.missed != "" {
+			t.Fatal(r.missed)
+		}
+	}
 	if len(r.changed) > 0 {
 		t.Errorf("early stopping would change decisions: %v", r.changed)
 	}
@@ -113,6 +123,9 @@ func TestEarlyStopReplay(t *testing.T) {
 func BenchmarkEarlyStopReplay(b *testing.B) {
 	for range b.N {
 		r := replayEarlyStops(b)
+		if r.missed != "" {
+			b.Fatal(r.missed)
+		}
 		b.ReportMetric(100*float64(r.saved)/float64(r.requests), "saved-%")
 		b.ReportMetric(float64(len(r.changed)), "changed-decisions")
 	}
