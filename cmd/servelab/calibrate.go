@@ -91,7 +91,7 @@ func calibrate(url string, maxRate float64) (Calibration, error) {
 			return c, err
 		}
 		m := load.Summarize(s)
-		if m.Failed > 0 || m.ScheduleLag == nil || *m.ScheduleLag.P99 >= 1 {
+		if *m.Failed > 0 || m.ScheduleLag == nil || *m.ScheduleLag.P99 >= 1 {
 			break
 		}
 		c.MaxRate, c.LagP99 = rate, *m.ScheduleLag.P99

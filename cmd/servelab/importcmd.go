@@ -19,7 +19,7 @@ func runImport(e *env, args []string) error {
 	fs := newFlags(e, "import", "STUDY.cue --trial SELECTOR --format FORMAT FILE")
 	sel := fs.String("trial", "", "trial key (or 8+ hex prefix), or step/variant/profile[/repeat]")
 	format := fs.String("format", "", "file format: "+strings.Join(importer.Formats, ", "))
-	entry := fs.Int("entry", 0, "which run of a file holding several (1-based)")
+	entry := fs.String("entry", "", "which run of a file holding several: its index (1-based), or rate=R and/or concurrency=C (default: the only one matching the trial)")
 	results := fs.String("results", "results", "results folder")
 	wait := fs.Duration("lock-wait", 30*time.Second, "how long to wait for another servelab holding the results folder")
 	replace := fs.Bool("replace", false, "replace the trial's existing runs with this one (git history keeps the old ones)")
@@ -34,7 +34,7 @@ func runImport(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	res, src, err := readImport(pos[1], *format, *entry)
+	all, src, err := readImport(pos[1], *format)
 	if err != nil {
 		return err
 	}
@@ -44,7 +44,7 @@ func runImport(e *env, args []string) error {
 		return err
 	}
 	defer unlock()
-	msg, err := importInto(st, s, *sel, *format, pos[1], src, res, *replace)
+	msg, err := importInto(st, s, importSource{*sel, *format, pos[1], *entry, src, all}, *replace)
 	if err != nil {
 		return err
 	}
@@ -61,7 +61,7 @@ func holdLock() {
 	}
 }
 
-func readImport(file, format string, entry int) (*importer.Result, []byte, error) {
+func readImport(file, format string) ([]importer.Result, []byte, error) {
 	src, err := os.ReadFile(file)
 	if err != nil {
 		return nil, nil, err
@@ -70,18 +70,18 @@ func readImport(file, format string, entry int) (*importer.Result, []byte, error
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %v", file, err)
 	}
-	switch {
-	case entry == 0 && len(all) == 1:
-		return &all[0], src, nil
-	case entry == 0:
-		return nil, nil, fmt.Errorf("%s holds %d runs: choose one with --entry 1..%d", file, len(all), len(all))
-	case entry < 1 || entry > len(all):
-		return nil, nil, fmt.Errorf("%s holds %d runs: --entry %d is out of range", file, len(all), entry)
-	}
-	return &all[entry-1], src, nil
+	return all, src, nil
 }
 
-func importInto(st *store.Store, s *schema.Study, sel, format, file string, src []byte, res *importer.Result, replace bool) (string, error) {
+// importSource is what an import reads: the file, its entries, and the
+// trial and entry the command line names.
+type importSource struct {
+	sel, format, file, entry string
+	data                     []byte
+	all                      []importer.Result
+}
+
+func importInto(st *store.Store, s *schema.Study, in importSource, replace bool) (string, error) {
 	rs, err := loadRecords(st)
 	if err != nil {
 		return "", err
@@ -90,18 +90,32 @@ func importInto(st *store.Store, s *schema.Study, sel, format, file string, src 
 	if err != nil {
 		return "", err
 	}
-	t, err := selectTrial(p, sel)
+	t, err := selectTrial(p, in.sel)
 	if err != nil {
 		return "", err
 	}
-	if bad := importer.Check(res, format, *t.Spec); len(bad) > 0 {
-		return "", fmt.Errorf("%s does not match trial %s/%s/%s (%s):\n  %s", file, t.Step, t.Variant, t.Profile, t.Key[:12], strings.Join(bad, "\n  "))
+	where := fmt.Sprintf("trial %s/%s/%s (%s)", t.Step, t.Variant, t.Profile, t.Key[:12])
+	i, err := importer.Pick(in.all, in.entry, in.format, *t.Spec)
+	if err != nil {
+		return "", fmt.Errorf("%s, into %s: %v", in.file, where, err)
 	}
-	sum := sha256.Sum256(src)
+	res, entry := &in.all[i], importer.EntryName(in.all, i)
+	if bad := importer.Check(res, in.format, *t.Spec); len(bad) > 0 {
+		return "", fmt.Errorf("%s%s does not match %s:\n  %s", in.file, entrySuffix(entry), where, strings.Join(bad, "\n  "))
+	}
+	sum := sha256.Sum256(in.data)
+	sha := hex.EncodeToString(sum[:])
+	stored, err := st.All()
+	if err != nil {
+		return "", err
+	}
+	if msg, stop, err := duplicate(importer.FindDuplicate(res, sha, entry, t.Key, stored), in.file+entrySuffix(entry), t.Key, replace); stop {
+		return msg, err
+	}
 	r := &record.Record{
-		Format: record.Format, Key: t.Key, Trial: *t.Spec, Status: "ok", Metrics: res.Metrics, Notes: res.Notes,
-		Provenance: record.Provenance{Kind: record.Imported, Source: file, SHA256: hex.EncodeToString(sum[:]),
-			SourceFormat: format, Servelab: version, Precision: res.Precision},
+		Format: record.Format, Key: t.Key, Trial: *t.Spec, Status: "ok", Metrics: res.Metrics, ImportNotes: res.Notes,
+		Provenance: record.Provenance{Kind: record.Imported, Source: in.file, SHA256: sha,
+			SourceFormat: in.format, Servelab: version, Precision: res.Precision, Entry: entry},
 	}
 	if r.Metrics.Completed == 0 {
 		r.Status, r.Reason = "failed", "no request completed"
@@ -123,9 +137,35 @@ func importInto(st *store.Store, s *schema.Study, sel, format, file string, src 
 			}
 		}
 	}
-	where := fmt.Sprintf("trial %s/%s/%s (%s)", t.Step, t.Variant, t.Profile, t.Key[:12])
 	if !added {
-		return fmt.Sprintf("%s: same figures as %s, not added again (%s)", file, path, where), nil
+		return fmt.Sprintf("%s: same figures as %s, not added again (%s)", in.file, path, where), nil
 	}
-	return fmt.Sprintf("%s: imported into %s as %s", file, where, path), nil
+	return fmt.Sprintf("%s%s: imported into %s as %s", in.file, entrySuffix(entry), where, path), nil
+}
+
+func entrySuffix(entry string) string {
+	if entry == "" {
+		return ""
+	}
+	return ", " + entry
+}
+
+// duplicate turns a found duplicate into the command's answer: a second
+// import of one source is a no-op, a run's figures coming back (a
+// report's block imported) are refused, and a source already imported
+// into another trial is refused whatever --replace says.
+func duplicate(d *importer.Duplicate, what, key string, replace bool) (string, bool, error) {
+	switch {
+	case d == nil:
+		return "", false, nil
+	case d.Run.Record.Key != key:
+		return "", true, fmt.Errorf("%s was already imported into trial %s as %s: one run cannot be a run of two trials; if that import was wrong, move %s out of the results folder and import again",
+			what, d.Run.Record.Key[:12], d.Run.Path, d.Run.Path)
+	case replace:
+		return "", false, nil
+	case d.SameSource:
+		return fmt.Sprintf("%s: already imported as %s (same source, sha256 %s), not added again; --replace reads it again", what, d.Run.Path, d.Run.Record.Provenance.SHA256[:12]), true, nil
+	}
+	return "", true, fmt.Errorf("%s reproduces the figures of %s to the file's precision: it is that run again (a report's block imported back?), not a new repeat; not imported (--replace replaces the trial's runs with it)",
+		what, d.Run.Path)
 }

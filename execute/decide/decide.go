@@ -2,6 +2,7 @@ package decide
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"servelab.dev/execute/record"
@@ -35,6 +36,10 @@ type Option struct {
 	// Stopped is why the early-stopping rule stopped one of its runs: it
 	// cannot beat the incumbent, and is not adopted.
 	Stopped string `json:"stopped,omitempty"`
+	// UnknownFailed lists the runs that count although their source did
+	// not report failed requests: the study's failure limit could not
+	// be checked for them, and the reports say so.
+	UnknownFailed []string `json:"unknownFailed,omitempty"`
 
 	values   []float64
 	requests [][]float64 // per-request values of the objective, per run
@@ -77,6 +82,9 @@ type Step struct {
 	// ParetoMetric, the dominated ones marked; nil with one load each.
 	Pareto       []Point `json:"pareto,omitempty"`
 	ParetoMetric string  `json:"paretoMetric,omitempty"`
+	// UnknownFailed are the step's runs counted without a failed count
+	// (their source did not report one), once each.
+	UnknownFailed []string `json:"unknownFailed,omitempty"`
 }
 
 // Outcomes of a step.
@@ -158,6 +166,11 @@ func (d *decider) check(out *Step) (plan.Decision, bool) {
 	var waiting []string
 	for _, o := range all {
 		out.Missing = append(out.Missing, o.missing...)
+		for _, u := range o.UnknownFailed {
+			if !slices.Contains(out.UnknownFailed, u) {
+				out.UnknownFailed = append(out.UnknownFailed, u)
+			}
+		}
 		if o.Invalid != nil {
 			out.Invalid = append(out.Invalid, *o.Invalid)
 		}

@@ -82,6 +82,9 @@ func lintRecord(s *schema.Study, t *plan.Trial, r *record.Record) []Warning {
 	for _, n := range r.Notes {
 		add(CodeNote, "%s", n)
 	}
+	for _, n := range r.ImportNotes {
+		add(CodeNote, "%s", n.String())
+	}
 	return out
 }
 

@@ -52,8 +52,10 @@ func metricOf(m record.Metrics, metric string) (v float64, derived, ok bool) {
 	case "total_throughput":
 		return ptr(m.TotalThroughput)
 	case "failed":
-		if n := m.Completed + m.Failed; n > 0 {
-			return float64(m.Failed) / float64(n), false, true
+		// An unknown failed count is an absent share, never 0 %.
+		failed, known := m.FailedCount()
+		if n := m.Completed + failed; known && n > 0 {
+			return float64(failed) / float64(n), false, true
 		}
 		return 0, false, false
 	}

@@ -50,6 +50,9 @@ func (d *decider) option(variant string, trials []*plan.Trial) Option {
 			if r.EarlyStop != nil && o.Stopped == "" {
 				o.Stopped = r.EarlyStop.Reason
 			}
+			if _, known := r.Metrics.FailedCount(); !known {
+				o.UnknownFailed = append(o.UnknownFailed, runName(t, variant))
+			}
 			v, _ := d.runValue(r, metric)
 			_, der, _ := metricOf(r.Metrics, metric)
 			o.values = append(o.values, v)
@@ -71,11 +74,17 @@ func (d *decider) option(variant string, trials []*plan.Trial) Option {
 	return o
 }
 
+func runName(t *plan.Trial, variant string) string {
+	return fmt.Sprintf("%s/%s/%s#%d (%s)", t.Step, variant, t.Profile, t.Repeat, short(t.Key))
+}
+
 // validity is nil for a run that can count, else why it cannot: it
 // lacks the objective's metric, or it failed more requests than the
-// study allows (a run that lost requests measured a lighter load).
+// study allows (a run that lost requests measured a lighter load). A
+// run whose source did not report failures cannot be checked: it
+// counts, and the option lists it in UnknownFailed.
 func (d *decider) validity(r *record.Record, t *plan.Trial, variant string) *InvalidRun {
-	run := fmt.Sprintf("%s/%s/%s#%d (%s)", t.Step, variant, t.Profile, t.Repeat, short(t.Key))
+	run := runName(t, variant)
 	if _, ok := d.runValue(r, d.s.Objective.Metric); !ok {
 		fix := "re-import it from a source that reports it, or remove it"
 		if d.s.Objective.Metric == schema.Goodput {
@@ -85,8 +94,9 @@ func (d *decider) validity(r *record.Record, t *plan.Trial, variant string) *Inv
 			Message: fmt.Sprintf("record %s has no %s, the objective's metric: %s", run, d.s.Objective.Metric, fix)}
 	}
 	m := r.Metrics
-	total := m.Completed + m.Failed
-	if total == 0 || float64(m.Failed)/float64(total) <= d.s.Objective.MaxFailed {
+	failed, known := m.FailedCount()
+	total := m.Completed + failed
+	if !known || total == 0 || float64(failed)/float64(total) <= d.s.Objective.MaxFailed {
 		return nil
 	}
 	reasons := m.FailReasons
@@ -94,11 +104,11 @@ func (d *decider) validity(r *record.Record, t *plan.Trial, variant string) *Inv
 		reasons = reasons[:3]
 	}
 	msg := fmt.Sprintf("run %s failed %d of %d requests (%.1f %%, the study allows %.1f %%)",
-		run, m.Failed, total, 100*float64(m.Failed)/float64(total), 100*d.s.Objective.MaxFailed)
+		run, failed, total, 100*float64(failed)/float64(total), 100*d.s.Objective.MaxFailed)
 	if len(reasons) > 0 {
 		msg += ": " + strings.Join(reasons, "; ")
 	}
-	return &InvalidRun{Reason: ReasonFailed, Run: run, Failed: m.Failed, Total: total, Reasons: reasons, Message: msg}
+	return &InvalidRun{Reason: ReasonFailed, Run: run, Failed: failed, Total: total, Reasons: reasons, Message: msg}
 }
 
 func appendMetric(xs []float64, r *record.Record, metric string) []float64 {

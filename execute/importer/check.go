@@ -2,7 +2,10 @@ package importer
 
 import (
 	"fmt"
+	"math"
 	"path"
+	"strconv"
+	"strings"
 
 	"servelab.dev/schema/plan"
 )
@@ -14,12 +17,9 @@ import (
 // 000's blocks do): that figure is dropped with a note instead.
 func Check(r *Result, format string, spec plan.Spec) []string {
 	var bad []string
-	p := spec.Profile
-	if n := r.Metrics.Completed + r.Metrics.Failed; n != p.Requests {
-		bad = append(bad, fmt.Sprintf("requests: the file has %d (%d completed, %d failed), the trial's profile sends %d",
-			n, r.Metrics.Completed, r.Metrics.Failed, p.Requests))
-	}
-	bad = append(bad, checkLoad(r, format, p)...)
+	bad = append(bad, checkRequests(r, spec.Profile)...)
+	bad = append(bad, checkLoad(r, format, spec.Profile)...)
+	bad = append(bad, checkDataset(r, spec.Benchmark.Dataset)...)
 	if r.Model != "" && r.Model != spec.Model.ID && path.Base(r.Model) != path.Base(spec.Model.ID) {
 		bad = append(bad, fmt.Sprintf("model: the file ran %s, the trial serves %s", r.Model, spec.Model.ID))
 	}
@@ -32,30 +32,89 @@ func Check(r *Result, format string, spec plan.Spec) []string {
 	return bad
 }
 
+// checkRequests: with a failed count the file's requests must be the
+// profile's; without one, the completed ones cannot be more.
+func checkRequests(r *Result, p plan.ProfileSpec) []string {
+	m := r.Metrics
+	if r.Requests > 0 && r.Requests != p.Requests {
+		return []string{fmt.Sprintf("requests: the file was asked for %d, the trial's profile sends %d", r.Requests, p.Requests)}
+	}
+	failed, known := m.FailedCount()
+	switch {
+	case known && m.Completed+failed != p.Requests:
+		return []string{fmt.Sprintf("requests: the file has %d (%d completed, %d failed), the trial's profile sends %d",
+			m.Completed+failed, m.Completed, failed, p.Requests)}
+	case !known && m.Completed > p.Requests:
+		return []string{fmt.Sprintf("requests: the file completed %d, more than the %d the trial's profile sends", m.Completed, p.Requests)}
+	}
+	return nil
+}
+
 func checkLoad(r *Result, format string, p plan.ProfileSpec) []string {
 	var bad []string
 	mc := r.Metrics.MaxConcurrency
 	switch {
+	case mc == nil && r.NoCap && p.Concurrency > 0:
+		bad = append(bad, fmt.Sprintf("concurrency: the file ran without a cap, the trial's profile keeps %d requests in flight", p.Concurrency))
 	case mc == nil:
 	case p.Concurrency == 0 && format == "vllm-text":
-		r.Notes = append(r.Notes, fmt.Sprintf("the block's \"Maximum request concurrency: %d\" is not a cap (the profile has none); it is the observed peak, kept as peak concurrency", *mc))
+		r.note(NotePeakNotCap, strconv.Itoa(*mc))
+		r.Metrics.PeakConcurrency = peakOr(r.Metrics.PeakConcurrency, *mc)
 		r.Metrics.MaxConcurrency = nil
 	case *mc != p.Concurrency:
 		bad = append(bad, fmt.Sprintf("concurrency: the file ran with a cap of %d, the trial's profile %s", *mc, capText(p.Concurrency)))
 	}
-	if p.Kind == "concurrency" && mc == nil && format != "vllm-text" && format != "guidellm" {
+	if p.Kind == "concurrency" && mc == nil && !r.NoCap && format != "vllm-text" && format != "sglang-text" && format != "guidellm" {
 		bad = append(bad, fmt.Sprintf("concurrency: the file ran without a cap, the trial's profile keeps %d requests in flight", p.Concurrency))
 	}
-	switch {
-	case r.Rate > 0 && p.Kind == "concurrency":
-		bad = append(bad, fmt.Sprintf("rate: the file ran at %g req/s, the trial's profile is closed-loop", r.Rate))
-	case r.Rate > 0 && r.Rate != p.Rate:
-		bad = append(bad, fmt.Sprintf("rate: the file ran at %g req/s, the trial's profile at %g", r.Rate, p.Rate))
-	}
+	bad = append(bad, checkRate(r.Rate, p)...)
 	if r.Kind != "" && r.Kind != p.Kind {
 		bad = append(bad, fmt.Sprintf("profile kind: the file ran %s, the trial's profile is %s", r.Kind, p.Kind))
 	}
 	return bad
+}
+
+// checkRate: inf (all requests at once) suits only a closed-loop
+// profile, a finite rate only the same open-loop rate.
+func checkRate(rate float64, p plan.ProfileSpec) []string {
+	switch {
+	case rate == 0:
+	case math.IsInf(rate, 1) && p.Kind != "concurrency":
+		return []string{fmt.Sprintf("rate: the file sent every request at once (rate inf), the trial's profile at %g req/s", p.Rate)}
+	case math.IsInf(rate, 1):
+	case p.Kind == "concurrency":
+		return []string{fmt.Sprintf("rate: the file ran at %g req/s, the trial's profile is closed-loop", rate)}
+	case rate != p.Rate:
+		return []string{fmt.Sprintf("rate: the file ran at %g req/s, the trial's profile at %g", rate, p.Rate)}
+	}
+	return nil
+}
+
+// checkDataset compares the dataset the file names with the study's:
+// the name, and a random dataset's lengths.
+func checkDataset(r *Result, ds plan.DatasetSpec) []string {
+	if r.Dataset == "" || ds.Name == "" {
+		return nil
+	}
+	if !strings.EqualFold(r.Dataset, ds.Name) {
+		return []string{fmt.Sprintf("dataset: the file ran %s, the study's dataset is %s", r.Dataset, ds.Name)}
+	}
+	var bad []string
+	if r.RandomIn > 0 && ds.InputLen > 0 && r.RandomIn != ds.InputLen {
+		bad = append(bad, fmt.Sprintf("dataset: the file's random prompts are %d tokens, the study's %d", r.RandomIn, ds.InputLen))
+	}
+	if r.RandomOut > 0 && ds.OutputLen > 0 && r.RandomOut != ds.OutputLen {
+		bad = append(bad, fmt.Sprintf("dataset: the file's random outputs are %d tokens, the study's %d", r.RandomOut, ds.OutputLen))
+	}
+	return bad
+}
+
+func peakOr(p *float64, n int) *float64 {
+	if p != nil {
+		return p
+	}
+	v := float64(n)
+	return &v
 }
 
 func capText(c int) string {

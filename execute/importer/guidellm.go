@@ -5,15 +5,61 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"servelab.dev/execute/record"
 )
 
-// parseGuideLLM reads guidellm's benchmarks.json. The layouts differ by
-// version (≤0.3: benchmarks[].args/run_stats; 0.4: top-level args; 0.5-0.6:
-// metadata v1; 0.7: metadata v2 and config); every one keeps per-benchmark
-// "metrics" with status groups (successful, errored, incomplete, total).
+// guidellm is guidellm's benchmarks.json, read from vllm-project/guidellm
+// at v0.3.0 (ad9513fd5f8993123e9d1648cd20f532f199c72c,
+// src/guidellm/benchmark/benchmark.py), v0.5.0
+// (adfa108ab1df6f2a1452d1037a71817a493303a8,
+// src/guidellm/benchmark/schemas/generative/{benchmark,metrics}.py) and
+// main (ee7a77457ba668b4b5ccb40f110518829893b36a,
+// src/guidellm/benchmark/schemas/{benchmark,metrics}.py,
+// src/guidellm/schemas/statistics.py). The layouts differ by version
+// (≤0.3: benchmarks[].args/run_stats; 0.4: top-level args; 0.5-0.6:
+// metadata v1; 0.7: metadata v2 and config); every one keeps
+// per-benchmark "metrics" with status groups (successful, errored,
+// incomplete, total). Each benchmark (one per rate of a sweep) is one
+// entry.
+//
+//	key (per benchmark)                          -> record field
+//	metrics.request_totals.successful            -> completed
+//	metrics.request_totals.errored               -> failed
+//	metrics.request_totals.incomplete            -> a note (not counted)
+//	duration, else end_time − start_time, else
+//	  run_stats.end_time − run_stats.start_time  -> duration (0.4+: the
+//	                                                measured window)
+//	warmup_duration, cooldown_duration           -> the window note
+//	metrics.prompt_token_count.successful.total_sum -> inputTokens
+//	metrics.output_token_count.successful.total_sum -> outputTokens
+//	metrics.requests_per_second.successful.mean  -> requestThroughput
+//	metrics.output_tokens_per_second.successful.mean -> outputThroughput
+//	metrics.tokens_per_second.successful.mean    -> totalThroughput
+//	  (guidellm's own rates: events over the time they span, which is
+//	  what guidellm reports; totals over "duration" would count whole
+//	  requests that straddle the window's edges against the window only,
+//	  and come out high. A version without them gets totals over the
+//	  duration, with a note.)
+//	metrics.request_concurrency.{total,successful}.max -> peakConcurrency
+//	metrics.request_latency.successful (s)       -> latencyMs (× 1000)
+//	metrics.time_to_first_token_ms.successful    -> ttftMs
+//	metrics.inter_token_latency_ms.successful    -> tpotMs (see the package
+//	                                                comment; itlMs stays absent)
+//	  statistics read: mean, median, std_dev, percentiles.p50/p90/p95/p99
+//	config.strategy (or args.strategy): type_ concurrent/streams,
+//	  synchronous, throughput/max_concurrency, constant|async/rate,
+//	  poisson/rate                               -> load kind, rate, cap
+//	args.model, config.backend.model, backend_model -> model (checked)
+//	not kept: time_per_output_token_ms (latency / tokens, a different
+//	figure), time_to_first_output_token_ms, iteration and per-modality
+//	metrics, the errored and incomplete groups' distributions, requests.
+//
+// Refused: no "benchmarks" list, a benchmark without metrics or
+// duration, or without request_latency, time_to_first_token_ms and
+// inter_token_latency_ms.
 func parseGuideLLM(data []byte) ([]Result, error) {
 	objs, err := decodeObjects(quoteNonFinite(data))
 	if err != nil {
@@ -60,9 +106,9 @@ func guidellmResult(b obj, model string) (*Result, error) {
 	}
 	totals := mets.sub("request_totals")
 	m.Completed = derefInt(totals.intp("successful"))
-	m.Failed = derefInt(totals.intp("errored"))
+	m.Failed = totals.intp("errored")
 	if inc := derefInt(totals.intp("incomplete")); inc > 0 {
-		r.Notes = append(r.Notes, fmt.Sprintf("%d requests incomplete (cancelled at the end), not counted", inc))
+		r.note(NoteIncomplete, strconv.Itoa(inc))
 	}
 	m.Duration = guidellmDuration(b)
 	if m.Duration <= 0 {
@@ -70,11 +116,10 @@ func guidellmResult(b obj, model string) (*Result, error) {
 	}
 	m.InputTokens = int(groupSum(mets, "prompt_token_count"))
 	m.OutputTokens = int(groupSum(mets, "output_token_count"))
-	// Throughputs as vLLM defines them (totals over the duration), not
-	// guidellm's instantaneous rate distributions.
-	m.RequestThroughput = record.F(float64(m.Completed) / m.Duration)
-	m.OutputThroughput = record.F(float64(m.OutputTokens) / m.Duration)
-	m.TotalThroughput = record.F(float64(m.InputTokens+m.OutputTokens) / m.Duration)
+	guidellmRates(r, b, mets)
+	if c := maxOf(mets.sub("request_concurrency")); c != nil {
+		m.PeakConcurrency = c
+	}
 	d := dists{}
 	if !guidellmDist(d, mets, "request_latency", "latency", 1000) ||
 		!guidellmDist(d, mets, "time_to_first_token_ms", "ttft", 1) ||
@@ -82,8 +127,42 @@ func guidellmResult(b obj, model string) (*Result, error) {
 		return nil, fmt.Errorf("missing request_latency, time_to_first_token_ms or inter_token_latency_ms")
 	}
 	d.into(m)
-	r.Notes = append(r.Notes, "guidellm's inter_token_latency is vLLM's TPOT; guidellm measures no per-gap ITL")
+	r.note(NoteTPOTIsITL)
 	return r, nil
+}
+
+// guidellmRates takes guidellm's own throughputs where the file has
+// them, else recomputes totals over the duration and says so.
+func guidellmRates(r *Result, b, mets obj) {
+	m := &r.Metrics
+	mean := func(name string) *float64 { return mets.sub(name).sub("successful").fp("mean") }
+	m.RequestThroughput = mean("requests_per_second")
+	m.OutputThroughput = mean("output_tokens_per_second")
+	m.TotalThroughput = mean("tokens_per_second")
+	if m.RequestThroughput != nil && m.OutputThroughput != nil {
+		warm, _ := b.num("warmup_duration")
+		cool, _ := b.num("cooldown_duration")
+		r.note(NoteWindow, num(round3(warm)), num(round3(cool)))
+		return
+	}
+	d := m.Duration
+	m.RequestThroughput = record.F(float64(m.Completed) / d)
+	m.OutputThroughput = record.F(float64(m.OutputTokens) / d)
+	m.TotalThroughput = record.F(float64(m.InputTokens+m.OutputTokens) / d)
+	r.note(NoteRecomputed, num(round3(d)))
+}
+
+func round3(v float64) float64 { return math.Round(v*1000) / 1000 }
+
+// maxOf is the largest value of a distribution, from its total group,
+// else its successful one.
+func maxOf(dist obj) *float64 {
+	for _, g := range []string{"total", "successful"} {
+		if v := dist.sub(g).fp("max"); v != nil {
+			return v
+		}
+	}
+	return nil
 }
 
 // guidellmStrategy reads the load: kind, rate, and the streams of a

@@ -1,25 +1,38 @@
 // Package importer reads the output of other benchmark tools into
-// servelab metrics: `vllm bench serve`'s printed block (vllm-text) and
-// its --save-result JSON (vllm-json), guidellm's benchmarks.json
-// (guidellm, layouts v0.3 to v0.7) and SGLang bench_serving JSONL
-// (sglang-jsonl).
+// servelab metrics: `vllm bench serve`'s printed blocks (vllm-text) and
+// its --save-result JSON (vllm-json), SGLang bench_serving's printed
+// block (sglang-text) and JSONL (sglang-jsonl), and guidellm's
+// benchmarks.json (guidellm, layouts v0.3 to v0.7).
 //
-// Names are mapped to vLLM's meaning: guidellm's inter_token_latency_ms
-// is a per-request (last token − first token)/(tokens − 1), which is
-// vLLM's TPOT, so it becomes TPOT; guidellm has no per-gap ITL, so ITL
-// stays absent rather than invented.
+// Each format's field map is written next to its parser, from the
+// writer's source (repository, file and commit cited there), and in the
+// README's import table. The rules every parser keeps:
+//
+//   - A figure the source does not write stays absent (nil), never 0;
+//     in particular an absent failed count is unknown, and the record
+//     says so (a note) rather than claiming no request failed.
+//   - Names take vLLM's meaning: guidellm's inter_token_latency_ms is a
+//     per-request (last token − first token)/(tokens − 1), vLLM's TPOT,
+//     so it becomes TPOT and ITL stays absent rather than invented.
+//   - What the source says about its load (rate, with inf meaning all
+//     requests at once; concurrency cap; dataset; request count) is kept
+//     so Check can refuse an import into a trial that ran otherwise.
+//   - What the import estimated, recomputed or found missing becomes a
+//     translatable note (record.Note) that the reports show under the run.
 package importer
 
 import (
 	"fmt"
+	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"servelab.dev/execute/record"
 )
 
 // Formats are the names Parse accepts.
-var Formats = []string{"vllm-text", "vllm-json", "guidellm", "sglang-jsonl"}
+var Formats = []string{"vllm-text", "vllm-json", "sglang-text", "sglang-jsonl", "guidellm"}
 
 // Result is one benchmark run read from a file.
 type Result struct {
@@ -27,24 +40,61 @@ type Result struct {
 	// What the file says about how it was run; empty when it does not say.
 	Model   string
 	Backend string
-	Engine  string  // engine kind the file proves (sglang server_info)
-	Client  string  // the tool that wrote it
-	Rate    float64 // configured request rate; 0 when unknown or infinite
-	Kind    string  // load kind the file states: constant, poisson, concurrency
+	Engine  string // engine kind the file proves (sglang server_info)
+	Client  string // the tool that wrote it
+	Dataset string // dataset name the file states
+	// RandomLens are the random dataset's input and output lengths and
+	// range ratio, where the file states them (SGLang JSONL).
+	RandomIn, RandomOut int
+	// Requests is the request count the tool was asked to send
+	// (vLLM's num_prompts); 0 when the file does not say.
+	Requests int
+	// Rate is the configured request rate: finite and > 0, +Inf for
+	// "all at once" (vLLM and SGLang write inf), 0 when unknown.
+	Rate float64
+	// NoCap is true when the file states that no concurrency cap was
+	// set (SGLang's "not set", vLLM's "None"); MaxConcurrency is the cap.
+	NoCap bool
+	Kind  string // load kind the file states: constant, poisson, concurrency
 	// Precision is the rounding of the figures (0.01 for printed blocks).
 	Precision float64
-	// Notes are things the import noticed and the analysis should show.
-	Notes []string
+	// Notes are what the import noticed; they go into the record.
+	Notes []record.Note
 }
 
-// Parse reads every run in data. Most files hold one; JSONL and
-// guidellm files may hold several.
+// Notes an import can add, English keys of the i18n catalog (the
+// importer's test checks each one is translated).
+const (
+	NoteFailedUnknown = "The source does not report failed requests: their number is unknown, not zero, and the study's failure limit cannot be checked for this run."
+	NoteFailedDerived = "Failed requests derived as the %s requests the tool was asked to send minus the %s that completed."
+	NotePeakNotCap    = "The source's maximum request concurrency of %s is not a cap (the profile has none): it is kept as the observed peak."
+	NoteIgnoredLine   = "Line %s of the source has no servelab field and was not read."
+	NoteIncomplete    = "%s requests were cancelled unfinished when the run ended and are not counted."
+	NoteTPOTIsITL     = "The source's inter-token latency is a per-request average, which servelab calls TPOT; the source measures no per-gap ITL."
+	NoteWindow        = "Throughputs are the source's own, over its measured window (warm-up %s s and cool-down %s s excluded)."
+	NoteRecomputed    = "The source reports no throughput over its measured window: throughputs are recomputed as completed requests and tokens over its %s s duration."
+	NoteTotalDerived  = "Total token throughput is computed as input plus output tokens over the duration; the source does not report it."
+)
+
+// NoteKeys are every note an import can write.
+var NoteKeys = []string{NoteFailedUnknown, NoteFailedDerived, NotePeakNotCap, NoteIgnoredLine, NoteIncomplete,
+	NoteTPOTIsITL, NoteWindow, NoteRecomputed, NoteTotalDerived}
+
+func (r *Result) note(msg string, args ...string) {
+	r.Notes = append(r.Notes, record.Note{Msg: msg, Args: args})
+}
+
+// Parse reads every run in data. Most files hold one; vLLM logs, JSONL
+// and guidellm files may hold several.
 func Parse(format string, data []byte) ([]Result, error) {
 	rs, err := parse(format, data)
 	if err != nil {
 		return nil, err
 	}
 	for i := range rs {
+		if rs[i].Metrics.Failed == nil {
+			rs[i].note(NoteFailedUnknown)
+		}
 		if err := rs[i].Metrics.Check(); err != nil {
 			return nil, entryErr(i, len(rs), fmt.Errorf("figures a record cannot hold: %v", err))
 		}
@@ -55,11 +105,9 @@ func Parse(format string, data []byte) ([]Result, error) {
 func parse(format string, data []byte) ([]Result, error) {
 	switch format {
 	case "vllm-text":
-		r, err := parseVLLMText(data)
-		if err != nil {
-			return nil, err
-		}
-		return []Result{*r}, nil
+		return parseText(data, vllmText)
+	case "sglang-text":
+		return parseText(data, sglangText)
 	case "vllm-json":
 		return parseVLLMJSON(data)
 	case "guidellm":
@@ -69,6 +117,31 @@ func parse(format string, data []byte) ([]Result, error) {
 	}
 	return nil, fmt.Errorf("unknown format %q (want %s)", format, strings.Join(Formats, ", "))
 }
+
+// Label says how an entry ran, to tell the entries of a file apart:
+// "rate inf, concurrency 8", "rate 4 req/s, no concurrency cap".
+func (r *Result) Label() string {
+	var parts []string
+	switch {
+	case math.IsInf(r.Rate, 1):
+		parts = append(parts, "rate inf")
+	case r.Rate > 0:
+		parts = append(parts, "rate "+num(r.Rate)+" req/s")
+	case r.Kind != "" && r.Kind != "concurrency":
+		parts = append(parts, r.Kind)
+	}
+	switch {
+	case r.Metrics.MaxConcurrency != nil:
+		parts = append(parts, fmt.Sprintf("concurrency %d", *r.Metrics.MaxConcurrency))
+	case r.NoCap:
+		parts = append(parts, "no concurrency cap")
+	}
+	parts = append(parts, fmt.Sprintf("%d completed", r.Metrics.Completed))
+	return strings.Join(parts, ", ")
+}
+
+// num formats a figure the shortest way that reads it back exactly.
+func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
 // dists collects latency statistics by family while a file is read.
 type dists map[string]*record.Dist
@@ -103,7 +176,7 @@ func (d dists) into(m *record.Metrics) {
 }
 
 // required reports the figures a run cannot be compared without.
-func required(m record.Metrics, have map[string]bool, names ...string) error {
+func required(have map[string]bool, names ...string) error {
 	var missing []string
 	for _, n := range names {
 		if !have[n] {
@@ -115,4 +188,11 @@ func required(m record.Metrics, have map[string]bool, names ...string) error {
 		return fmt.Errorf("missing %s", strings.Join(missing, "; "))
 	}
 	return nil
+}
+
+func entryErr(i, n int, err error) error {
+	if n == 1 {
+		return err
+	}
+	return fmt.Errorf("entry %d of %d: %w", i+1, n, err)
 }

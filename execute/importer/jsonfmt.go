@@ -119,7 +119,37 @@ func (o obj) latencyKeys(d dists, family, name string) bool {
 	return found
 }
 
-// parseVLLMJSON reads `vllm bench serve --save-result` output.
+// vllm-json is `vllm bench serve --save-result` (one JSON object) or
+// --append-result (one per line), read from vllm-project/vllm
+// vllm/benchmarks/serve.py at commit
+// 009e6d4a1cd6ba3fb2a9fc00f4ec06f5297232a1 (result_json in main and
+// result in benchmark):
+//
+//	key                                  -> record field
+//	completed                            -> completed
+//	failed                               -> failed (absent in old versions:
+//	                                        derived from num_prompts when it
+//	                                        is there, with a note; else unknown)
+//	num_prompts                          -> the request count Check compares
+//	duration                             -> duration
+//	total_input_tokens, total_output_tokens -> inputTokens, outputTokens
+//	request_throughput, output_throughput, total_token_throughput
+//	                                     -> the throughputs of the same names
+//	max_output_tokens_per_s              -> peakOutputThroughput
+//	max_concurrent_requests              -> peakConcurrency
+//	max_concurrency                      -> maxConcurrency (null: no cap)
+//	request_rate                         -> the rate; "inf" = all at once
+//	burstiness 1.0 with a finite rate    -> load kind poisson
+//	model_id, backend                    -> model (checked), backend
+//	dataset_name (written with --metadata) -> dataset (checked)
+//	{mean,median,std,p50,p90,p95,p99}_{ttft,tpot,itl,e2el}_ms
+//	                                     -> ttftMs, tpotMs, itlMs, latencyMs
+//	not kept: request_goodput, rtfx, per-request lists (ttfts, itls, ...),
+//	spec_decode_*, diffusion_*, probe_*, other percentiles.
+//
+// Refused: no "completed" (not a vLLM result), TTFT, TPOT or ITL
+// statistics missing, and figures a record cannot hold (negative,
+// non-finite).
 func parseVLLMJSON(data []byte) ([]Result, error) {
 	objs, err := decodeObjects(data)
 	if err != nil {
@@ -136,24 +166,26 @@ func parseVLLMJSON(data []byte) ([]Result, error) {
 	return out, nil
 }
 
-func entryErr(i, n int, err error) error {
-	if n == 1 {
-		return err
-	}
-	return fmt.Errorf("entry %d of %d: %w", i+1, n, err)
-}
-
 func vllmResult(o obj) (*Result, error) {
-	r := &Result{Client: "vllm-bench", Model: o.str("model_id"), Backend: o.str("backend")}
+	r := &Result{Client: "vllm-bench", Model: o.str("model_id"), Backend: o.str("backend"), Dataset: o.str("dataset_name")}
 	if _, ok := o["completed"]; !ok {
 		return nil, fmt.Errorf("no \"completed\": not a vllm bench serve result")
 	}
 	m := &r.Metrics
-	fillCounts(o, m, "total_output_tokens")
+	fillCounts(o, m)
+	r.Requests = derefInt(o.intp("num_prompts"))
+	if m.Failed == nil && r.Requests >= m.Completed && r.Requests > 0 {
+		m.Failed = record.I(r.Requests - m.Completed)
+		r.note(NoteFailedDerived, strconv.Itoa(r.Requests), strconv.Itoa(m.Completed))
+	}
 	m.TotalThroughput = o.fp("total_token_throughput")
 	m.MaxConcurrency = o.intp("max_concurrency")
-	if rate, ok := o.num("request_rate"); ok && !math.IsInf(rate, 0) {
-		r.Rate = rate
+	if v, ok := o["max_concurrency"]; ok && v == nil {
+		r.NoCap = true
+	}
+	r.Rate = o.rate("request_rate")
+	if b, ok := o.num("burstiness"); ok && b == 1 && r.Rate > 0 && !math.IsInf(r.Rate, 1) {
+		r.Kind = "poisson"
 	}
 	d := dists{}
 	o.latencyKeys(d, "latency", "e2el")
@@ -166,15 +198,24 @@ func vllmResult(o obj) (*Result, error) {
 	return r, nil
 }
 
+// rate reads a request rate: a number, or inf for all at once.
+func (o obj) rate(key string) float64 {
+	v, ok := o.num(key)
+	if !ok || v <= 0 || math.IsNaN(v) {
+		return 0
+	}
+	return v
+}
+
 // fillCounts reads the fields vLLM and SGLang name alike.
-func fillCounts(o obj, m *record.Metrics, outKey string) {
+func fillCounts(o obj, m *record.Metrics) {
 	m.Completed = derefInt(o.intp("completed"))
-	m.Failed = derefInt(o.intp("failed"))
+	m.Failed = o.intp("failed")
 	if d, ok := o.num("duration"); ok {
 		m.Duration = d
 	}
 	m.InputTokens = derefInt(o.intp("total_input_tokens"))
-	m.OutputTokens = derefInt(o.intp(outKey))
+	m.OutputTokens = derefInt(o.intp("total_output_tokens"))
 	m.RequestThroughput = o.fp("request_throughput")
 	m.OutputThroughput = o.fp("output_throughput")
 	m.PeakOutputThroughput = o.fp("max_output_tokens_per_s")
@@ -188,8 +229,35 @@ func derefInt(p *int) int {
 	return *p
 }
 
-// parseSGLang reads SGLang bench_serving JSONL: one JSON object per
-// line, with bare Infinity and NaN literals that encoding/json refuses.
+// sglang-jsonl is the JSONL `python -m sglang.bench_serving` appends to
+// its --output-file, one object per run, read from sgl-project/sglang
+// python/sglang/bench_serving.py at commit
+// 0033168f0f58b2bc05aa0273bd475d9c01bafb1c and, for the later layout
+// (server_info, total_throughput, p90_e2e_latency_ms, peaks), the same
+// file in fzyzcjy/sglang at commit 0c69f5baf703987ee63e5c44ca397d6ffa26d4c0.
+// It writes bare Infinity for an unset rate.
+//
+//	key                                  -> record field
+//	completed                            -> completed (no failed count is
+//	                                        written: failed stays unknown)
+//	duration, total_input_tokens, total_output_tokens -> as vllm-json
+//	request_throughput, output_throughput -> the throughputs
+//	total_throughput                     -> totalThroughput (absent in old
+//	                                        versions: input plus output tokens
+//	                                        over the duration, with a note)
+//	max_output_tokens_per_s, max_concurrent_requests -> the peaks
+//	max_concurrency                      -> maxConcurrency (null: no cap)
+//	request_rate                         -> the rate; Infinity = all at once,
+//	                                        finite = Poisson arrivals
+//	dataset_name, random_input_len, random_output_len -> dataset (checked)
+//	server_info.model_path, backend      -> model (checked), engine sglang
+//	{mean,median,std,p90,p99}_e2e_latency_ms -> latencyMs
+//	{mean,median,std,p95,p99}_{ttft,tpot,itl}_ms -> ttftMs, tpotMs, itlMs
+//	not kept: input_throughput, total_output_tokens_retokenized,
+//	concurrency (the mean, Σ latency / duration), accept_length, tag,
+//	sharegpt_output_len, random_range_ratio.
+//
+// Refused: no "completed", no latency statistics at all.
 func parseSGLang(data []byte) ([]Result, error) {
 	objs, err := decodeObjects(quoteNonFinite(data))
 	if err != nil {
@@ -210,7 +278,7 @@ func sglangResult(o obj) (*Result, error) {
 	if _, ok := o["completed"]; !ok {
 		return nil, fmt.Errorf("no \"completed\": not an SGLang bench_serving result")
 	}
-	r := &Result{Client: "sglang-bench", Backend: o.str("backend")}
+	r := &Result{Client: "sglang-bench", Backend: o.str("backend"), Dataset: o.str("dataset_name")}
 	if si := o.sub("server_info"); si != nil {
 		r.Engine = "sglang"
 		r.Model = si.str("model_path")
@@ -218,12 +286,23 @@ func sglangResult(o obj) (*Result, error) {
 	if strings.HasPrefix(r.Backend, "sglang") {
 		r.Engine = "sglang"
 	}
+	if strings.HasPrefix(r.Dataset, "random") {
+		r.RandomIn, r.RandomOut = derefInt(o.intp("random_input_len")), derefInt(o.intp("random_output_len"))
+	}
 	m := &r.Metrics
-	fillCounts(o, m, "total_output_tokens")
+	fillCounts(o, m)
 	m.TotalThroughput = o.fp("total_throughput")
+	if m.TotalThroughput == nil && m.Duration > 0 {
+		m.TotalThroughput = record.F(float64(m.InputTokens+m.OutputTokens) / m.Duration)
+		r.note(NoteTotalDerived)
+	}
 	m.MaxConcurrency = o.intp("max_concurrency")
-	if rate, ok := o.num("request_rate"); ok && !math.IsInf(rate, 0) {
-		r.Rate = rate
+	if v, ok := o["max_concurrency"]; ok && v == nil {
+		r.NoCap = true
+	}
+	r.Rate = o.rate("request_rate")
+	if r.Rate > 0 && !math.IsInf(r.Rate, 1) {
+		r.Kind = "poisson"
 	}
 	d := dists{}
 	o.latencyKeys(d, "latency", "e2e_latency")

@@ -20,7 +20,7 @@ const LateAfter = 0.001 // seconds
 // Unlike vLLM it finds peak concurrency exactly (a sweep over send and
 // finish times) and the peak output rate from tokens, not chunks.
 func Summarize(samples []record.Sample) record.Metrics {
-	var m record.Metrics
+	m := record.Metrics{Failed: record.I(0)}
 	var ok []record.Sample
 	var lags []float64
 	reasons := map[string]int{}
@@ -35,7 +35,7 @@ func Summarize(samples []record.Sample) record.Metrics {
 			m.Late++
 		}
 		if s.Error != "" {
-			m.Failed++
+			*m.Failed++
 			reasons[s.Error]++
 			continue
 		}

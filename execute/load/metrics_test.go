@@ -33,8 +33,8 @@ func TestSummarizeByHand(t *testing.T) {
 		{Intended: -1, Sent: -1, Warmup: true, TTFT: 1, Latency: 1, OutputTokens: 1},
 	}
 	m := Summarize(samples)
-	if m.Completed != 3 || m.Failed != 1 || m.Warmup != 1 || m.Late != 1 {
-		t.Errorf("counts: %d ok, %d failed, %d warm-up, %d late", m.Completed, m.Failed, m.Warmup, m.Late)
+	if m.Completed != 3 || *m.Failed != 1 || m.Warmup != 1 || m.Late != 1 {
+		t.Errorf("counts: %d ok, %d failed, %d warm-up, %d late", m.Completed, *m.Failed, m.Warmup, m.Late)
 	}
 	if len(m.FailReasons) != 1 || m.FailReasons[0] != "HTTP 500: boom (1)" {
 		t.Errorf("reasons %v", m.FailReasons)

@@ -204,8 +204,8 @@ func TestEngineFaults(t *testing.T) {
 		samples, _ := Run(context.Background(), Target{URL: url, Model: "m/m", API: "chat"},
 			Load{Kind: "concurrency", Concurrency: 4, Requests: 8, Timeout: 2 * time.Second}, prompts(2, 4, 20))
 		m := Summarize(samples)
-		if m.Failed != 2 || m.Completed != 6 || len(m.FailReasons) != 1 || !strings.Contains(m.FailReasons[0], c.want) {
-			t.Errorf("%s: %d failed, %d ok, reasons %v", c.fault, m.Failed, m.Completed, m.FailReasons)
+		if *m.Failed != 2 || m.Completed != 6 || len(m.FailReasons) != 1 || !strings.Contains(m.FailReasons[0], c.want) {
+			t.Errorf("%s: %d failed, %d ok, reasons %v", c.fault, *m.Failed, m.Completed, m.FailReasons)
 		}
 	}
 }
@@ -230,8 +230,8 @@ func TestBadTargets(t *testing.T) {
 		samples, _ := Run(context.Background(), Target{URL: url, Model: "m", API: "chat"},
 			Load{Kind: "concurrency", Concurrency: 1, Requests: 2, Timeout: 5 * time.Second}, prompts(1, 2, 2))
 		m := Summarize(samples)
-		if m.Failed != 2 || len(m.FailReasons) != 1 || !strings.Contains(m.FailReasons[0], want) {
-			t.Errorf("%s: %d failed, reasons %v, want %q", url, m.Failed, m.FailReasons, want)
+		if *m.Failed != 2 || len(m.FailReasons) != 1 || !strings.Contains(m.FailReasons[0], want) {
+			t.Errorf("%s: %d failed, reasons %v, want %q", url, *m.Failed, m.FailReasons, want)
 		}
 	}
 }

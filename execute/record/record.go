@@ -12,15 +12,21 @@
 //	                            "start", "end" (RFC 3339, UTC),
 //	                 imported:  "source" (path as given), "sha256" (of the
 //	                            source bytes), "format" (vllm-text, vllm-json,
-//	                            guidellm, sglang-jsonl),
+//	                            guidellm, sglang-jsonl, sglang-text),
+//	                            "entry" (which entry of a multi-entry file),
 //	                 all:       "servelab" (version that wrote it)},
 //	  "status":     "ok" | "failed",
 //	  "reason":     why it failed ("" when ok),
 //	  "metrics":    {see Metrics: counts, duration (s), throughputs
 //	                 (per s), peaks, latency distributions in ms},
 //	  "samples":    file name of the per-request sidecar, when measured,
-//	  "notes":      what the writer noticed (e.g. a label it ignored)
+//	  "notes":      what the writer noticed (e.g. a label it ignored),
+//	  "importNotes": [{"msg": English message with %s verbs, "args": [...]}]:
+//	                what the importer estimated, recomputed or found missing
 //	}
+//
+// "failed" is absent when the source did not report failed requests:
+// unknown, not zero.
 //
 // A distribution holds mean, median, std, p50, p90, p95, p99; a field the
 // source did not report is absent, never zero. Records are written once
@@ -63,8 +69,12 @@ type Record struct {
 	// EarlyStop says the run was stopped before its last request because
 	// it could not beat the incumbent (the study's early-stopping rule).
 	EarlyStop *EarlyStop `json:"earlyStop,omitempty"`
-	// Notes are what the writer or importer noticed about the figures.
+		// Notes are what the writer noticed about the figures, in English.
 	Notes []string `json:"notes,omitempty"`
+	// ImportNotes are what the importer noticed reading the source
+	// (what was estimated, recomputed or missing), translatable; the
+	// reports show them under the run.
+	ImportNotes []Note `json:"importNotes,omitempty"`
 }
 
 // EarlyStop is why and when a run was stopped early.
@@ -94,12 +104,36 @@ type Provenance struct {
 	SourceFormat string  `json:"format,omitempty"`
 	Servelab     string  `json:"servelab"`
 	Precision    float64 `json:"precision,omitempty"` // rounding of imported figures, e.g. 0.01
+	// Entry names the entry of a multi-entry source that was read
+	// ("block 2 of 4: rate 8 req/s, no concurrency cap"); empty when
+	// the source holds one.
+	Entry string `json:"entry,omitempty"`
+}
+
+// Note is a translatable remark: Msg is an English message with %s
+// verbs, a key of the i18n catalog; Args fill them, already formatted.
+type Note struct {
+	Msg  string   `json:"msg"`
+	Args []string `json:"args,omitempty"`
+}
+
+// String is the note in English.
+func (n Note) String() string {
+	args := make([]any, len(n.Args))
+	for i, a := range n.Args {
+		args[i] = a
+	}
+	return fmt.Sprintf(n.Msg, args...)
 }
 
 // Metrics are a run's summary figures. Pointers are absent figures.
 type Metrics struct {
-	Completed    int      `json:"completed"`
-	Failed       int      `json:"failed"`
+	Completed int `json:"completed"`
+	// Failed is nil when the source did not say how many requests
+	// failed: unknown, which is not zero. Records written before this
+	// field could be absent all say 0 here, and mean it only where
+	// their source printed a failed count.
+	Failed       *int     `json:"failed,omitempty"`
 	FailReasons  []string `json:"failReasons,omitempty"`
 	Duration     float64  `json:"duration"`
 	InputTokens  int      `json:"inputTokens"`
@@ -147,6 +181,17 @@ type Dist struct {
 
 // F returns a pointer to v, for building records.
 func F(v float64) *float64 { return &v }
+
+// I returns a pointer to n, for building records.
+func I(n int) *int { return &n }
+
+// FailedCount is the failed count and whether the source reported it.
+func (m *Metrics) FailedCount() (int, bool) {
+	if m.Failed == nil {
+		return 0, false
+	}
+	return *m.Failed, true
+}
 
 // Stat returns the named statistic ("mean", "median", "p99", ...).
 func (d *Dist) Stat(name string) (float64, bool) {
@@ -256,7 +301,7 @@ func (r *Record) Check() error {
 
 // Check validates figures: counts and rates non-negative, all finite.
 func (m *Metrics) Check() error {
-	if m.Completed < 0 || m.Failed < 0 || m.InputTokens < 0 || m.OutputTokens < 0 {
+	if m.Completed < 0 || m.Failed != nil && *m.Failed < 0 || m.InputTokens < 0 || m.OutputTokens < 0 {
 		return fmt.Errorf("negative count")
 	}
 	if !finite(m.Duration) || m.Duration < 0 {

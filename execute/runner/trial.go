@@ -164,7 +164,8 @@ func (r *runner) trial(ctx context.Context, proc *engine.Process, t *plan.Trial,
 		r.sum.Failed++
 	}
 	r.mu.Unlock()
-	fmt.Fprintf(r.o.Progress, "  %s in %.1fs: %d ok, %d failed\n", rec.Status, time.Since(began).Seconds(), rec.Metrics.Completed, rec.Metrics.Failed)
+	failed, _ := rec.Metrics.FailedCount() // measured: always known
+	fmt.Fprintf(r.o.Progress, "  %s in %.1fs: %d ok, %d failed\n", rec.Status, time.Since(began).Seconds(), rec.Metrics.Completed, failed)
 	return nil
 }
 

@@ -114,8 +114,8 @@ func (w *writer) chart(c d.Chart) {
 	}
 	if w.o.ForHTML {
 		w.line("```chart " + c.ID + "\n```")
-	} else {
-		w.line(mermaid(c, w.p))
+	} else if m := mermaid(c, w.p); m != "" {
+		w.line(m)
 	}
 	head := []d.Text{d.Lit("")}
 	for _, cat := range c.Categories {
@@ -162,15 +162,22 @@ func num(v float64) d.Text {
 	return d.Fixed(v)
 }
 
-// mermaid writes an xychart-beta block. Mermaid has no missing values,
-// so a missing one is drawn as 0; the table under the chart says "–".
+// mermaid writes an xychart-beta block. Mermaid has no missing values
+// and would draw one as 0, a figure the source never had: a category
+// with a missing value is left out of the chart (the table under it
+// shows every category, "–" where missing), and a chart left with no
+// category is not drawn.
 func mermaid(c d.Chart, p *i18n.Printer) string {
+	keep := complete(c)
+	if len(keep) == 0 {
+		return ""
+	}
 	var b strings.Builder
 	b.WriteString("```mermaid\nxychart-beta\n")
 	fmt.Fprintf(&b, "    title %s\n", quote(d.String(c.Title, p)))
-	cats := make([]string, len(c.Categories))
-	for i, cat := range c.Categories {
-		cats[i] = quote(d.String(cat, p))
+	var cats []string
+	for _, i := range keep {
+		cats = append(cats, quote(d.String(c.Categories[i], p)))
 	}
 	fmt.Fprintf(&b, "    x-axis [%s]\n", strings.Join(cats, ", "))
 	fmt.Fprintf(&b, "    y-axis %s\n", quote(c.Unit))
@@ -179,12 +186,9 @@ func mermaid(c d.Chart, p *i18n.Printer) string {
 		kind = "line"
 	}
 	for _, s := range c.Series {
-		vals := make([]string, len(s.Values))
-		for i, v := range s.Values {
-			if math.IsNaN(v) {
-				v = 0
-			}
-			vals[i] = fmt.Sprintf("%.2f", v)
+		var vals []string
+		for _, i := range keep {
+			vals = append(vals, fmt.Sprintf("%.2f", s.Values[i]))
 		}
 		fmt.Fprintf(&b, "    %s [%s]\n", kind, strings.Join(vals, ", "))
 	}
@@ -197,6 +201,21 @@ func mermaid(c d.Chart, p *i18n.Printer) string {
 	}
 	b.WriteString("```")
 	return b.String()
+}
+
+// complete lists the categories every series has a value for.
+func complete(c d.Chart) []int {
+	var keep []int
+	for i := range c.Categories {
+		ok := true
+		for _, s := range c.Series {
+			ok = ok && i < len(s.Values) && !math.IsNaN(s.Values[i])
+		}
+		if ok {
+			keep = append(keep, i)
+		}
+	}
+	return keep
 }
 
 // quote makes a mermaid string; mermaid strings cannot hold a double

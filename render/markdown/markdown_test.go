@@ -2,6 +2,7 @@ package markdown
 
 import (
 	"bytes"
+	"math"
 	"strings"
 	"testing"
 
@@ -31,5 +32,21 @@ func TestMermaidQuotes(t *testing.T) {
 	got := mermaid(c, i18n.MustNew("en"))
 	if !strings.Contains(got, `title "say 'hi'"`) {
 		t.Error(got)
+	}
+}
+
+// A missing value is not drawn as 0: its category leaves the chart,
+// and a chart with nothing complete is not drawn at all.
+func TestMermaidLeavesOutMissing(t *testing.T) {
+	nan := math.NaN()
+	c := d.Chart{ID: "x", Title: d.Lit("t"), Unit: "ms", Categories: []d.Text{d.Lit("c1"), d.Lit("c4")},
+		Series: []d.Series{{Name: d.Lit("a"), Values: []float64{nan, 2}}, {Name: d.Lit("b"), Values: []float64{1, 3}}}}
+	got := mermaid(c, i18n.MustNew("en"))
+	if strings.Contains(got, `"c1"`) || strings.Contains(got, "0.00") || !strings.Contains(got, `x-axis ["c4"]`) || !strings.Contains(got, "bar [3.00]") {
+		t.Error(got)
+	}
+	c.Series[0].Values[1] = nan
+	if got := mermaid(c, i18n.MustNew("en")); got != "" {
+		t.Errorf("chart drawn with no complete category:\n%s", got)
 	}
 }

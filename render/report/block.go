@@ -25,7 +25,9 @@ func Block(spec plan.Spec, m record.Metrics, flagged map[string]bool) string {
 	f := func(p *float64) string { return fmt.Sprintf("%.2f", *p) }
 	b.WriteString(center(" Serving Benchmark Result ", '=') + "\n")
 	line("Successful requests", fmt.Sprint(m.Completed))
-	line("Failed requests", fmt.Sprint(m.Failed))
+	if n, ok := m.FailedCount(); ok {
+		line("Failed requests", fmt.Sprint(n)) // absent: the source did not say
+	}
 	if c := spec.Profile.Concurrency; c > 0 {
 		line("Maximum request concurrency", fmt.Sprint(c))
 	}
@@ -49,22 +51,32 @@ func Block(spec plan.Spec, m record.Metrics, flagged map[string]bool) string {
 			line(x.label, f(x.p))
 		}
 	}
-	section(&b, line, "Latency", "Latency(s)", m.Latency, 1000)
-	section(&b, line, "Time to First Token", "TTFT (ms)", m.TTFT, 1)
-	section(&b, line, "Time per Output Token (excl. 1st token)", "TPOT (ms)", m.TPOT, 1)
-	section(&b, line, "Inter-token Latency", "ITL (ms)", m.ITL, 1)
+	section(&b, line, "Latency", "Latency(s)", m.Latency, 1000, latencyDigits(m))
+	section(&b, line, "Time to First Token", "TTFT (ms)", m.TTFT, 1, 2)
+	section(&b, line, "Time per Output Token (excl. 1st token)", "TPOT (ms)", m.TPOT, 1, 2)
+	section(&b, line, "Inter-token Latency", "ITL (ms)", m.ITL, 1, 2)
 	b.WriteString(strings.Repeat("=", 50) + "\n")
 	return b.String()
 }
 
-func section(b *strings.Builder, line func(string, string), title, unit string, dist *record.Dist, div float64) {
+// latencyDigits: seconds with 2 decimals keep a source that printed
+// them so; figures finer than 10 ms get 5 decimals (0.01 ms, as the ms
+// lines), so a block imported back loses nothing.
+func latencyDigits(m record.Metrics) int {
+	if m.Rounding["latencyMs"] >= 10 {
+		return 2
+	}
+	return 5
+}
+
+func section(b *strings.Builder, line func(string, string), title, unit string, dist *record.Dist, div float64, digits int) {
 	if dist == nil {
 		return
 	}
 	b.WriteString(center(title, '-') + "\n")
 	for _, s := range []struct{ name, stat string }{{"Mean", "mean"}, {"Median", "median"}, {"P90", "p90"}, {"P95", "p95"}, {"P99", "p99"}} {
 		if v, ok := dist.Stat(s.stat); ok {
-			line(s.name+" "+unit, fmt.Sprintf("%.2f", v/div))
+			line(s.name+" "+unit, fmt.Sprintf("%.*f", digits, v/div))
 		}
 	}
 }

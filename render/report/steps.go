@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"servelab.dev/execute/decide"
+	"servelab.dev/execute/record"
 	d "servelab.dev/render/document"
 	"servelab.dev/schema"
 	"servelab.dev/schema/plan"
@@ -60,8 +61,21 @@ func (b *builder) blocks(t *plan.Trial) {
 			label = d.M("Benchmark result, run %d of %d:", i+1, len(runs))
 		}
 		b.doc.Add(d.Para{Text: label}, d.CodeBlock{Lang: "text", Body: Block(*t.Spec, r.Metrics, flagged)})
+		b.importNotes(r)
 	}
 	b.warnings(t)
+}
+
+// importNotes say under a run what its importer estimated, recomputed
+// or found missing.
+func (b *builder) importNotes(r *record.Record) {
+	for _, n := range r.ImportNotes {
+		args := make([]any, len(n.Args))
+		for i, a := range n.Args {
+			args[i] = d.Lit(a)
+		}
+		b.doc.Add(d.Note{Text: d.M(n.Msg, args...)})
+	}
 }
 
 // warnings print the lint's findings for a trial, once each.
