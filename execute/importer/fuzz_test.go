@@ -30,7 +30,7 @@ func fuzzFormat(f *testing.F, format string, seeds ...string) {
 }
 
 func FuzzVLLMText(f *testing.F) {
-	fuzzFormat(f, "vllm-text", "vllm-new.txt", "vllm-old.txt", "seed000-latency-section.txt", "seed001-table-pasted.txt", "sglang-printed.txt")
+	fuzzFormat(f, "vllm-text", "vllm-new.txt", "vllm-old.txt", "seed000-latency-section.txt", "seed001-table-pasted.txt", "sglang-printed.txt", "vllm-sweep.log")
 }
 
 func FuzzVLLMJSON(f *testing.F) {
@@ -38,9 +38,13 @@ func FuzzVLLMJSON(f *testing.F) {
 }
 
 func FuzzGuideLLM(f *testing.F) {
-	fuzzFormat(f, "guidellm", "guidellm-v0.3.json", "guidellm-v0.4.json", "guidellm-v0.5.json", "guidellm-v0.7.json")
+	fuzzFormat(f, "guidellm", "guidellm-v0.3.json", "guidellm-v0.4.json", "guidellm-v0.5.json", "guidellm-v0.7.json", "guidellm-warmup.json")
 }
 
 func FuzzSGLang(f *testing.F) {
-	fuzzFormat(f, "sglang-jsonl", "sglang.jsonl")
+	fuzzFormat(f, "sglang-jsonl", "sglang.jsonl", "sglang-sweep.jsonl")
+}
+
+func FuzzSGLangText(f *testing.F) {
+	fuzzFormat(f, "sglang-text", "sglang-bench.log", "sglang-printed.txt")
 }

@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -33,12 +34,12 @@ func TestParse(t *testing.T) {
 	}{
 		{"vllm-text", "vllm-new.txt", 0, func(r Result) []any {
 			m := r.Metrics
-			return []any{m.Completed, 198, m.Failed, 2, *m.MaxConcurrency, 16, r.Rate, 4.0, m.Duration, 51.37,
+			return []any{m.Completed, 198, *m.Failed, 2, *m.MaxConcurrency, 16, r.Rate, 4.0, m.Duration, 51.37,
 				*m.TotalThroughput, 1332.78, stat(m.TTFT, "p95"), 61.40, stat(m.Latency, "mean"), 1562.44, stat(m.ITL, "p99"), 21.06}
 		}},
 		{"vllm-text", "vllm-old.txt", 0, func(r Result) []any {
 			m := r.Metrics
-			return []any{m.Completed, 10, m.Failed, 0, *m.TotalThroughput, 619.85, m.PeakOutputThroughput == nil, true, m.Latency == nil, true}
+			return []any{m.Completed, 10, m.Failed == nil, true, *m.TotalThroughput, 619.85, m.PeakOutputThroughput == nil, true, m.Latency == nil, true}
 		}},
 		{"vllm-text", "seed000-latency-section.txt", 0, func(r Result) []any {
 			m := r.Metrics
@@ -56,15 +57,15 @@ func TestParse(t *testing.T) {
 		}},
 		{"vllm-json", "vllm-result.json", 0, func(r Result) []any {
 			m := r.Metrics
-			return []any{r.Model, "Qwen/Qwen3-8B", r.Rate, 0.0, *m.MaxConcurrency, 4, stat(m.TTFT, "std"), 9.1, m.Latency == nil, true}
+			return []any{r.Model, "Qwen/Qwen3-8B", math.IsInf(r.Rate, 1), true, *m.MaxConcurrency, 4, stat(m.TTFT, "std"), 9.1, m.Latency == nil, true}
 		}},
 		{"vllm-json", "vllm-append.jsonl", 1, func(r Result) []any {
 			m := r.Metrics
-			return []any{m.Failed, 1, *m.MaxConcurrency, 8, stat(m.Latency, "p99"), 2300.0}
+			return []any{*m.Failed, 1, *m.MaxConcurrency, 8, stat(m.Latency, "p99"), 2300.0}
 		}},
 		{"sglang-jsonl", "sglang.jsonl", 0, func(r Result) []any {
 			m := r.Metrics
-			return []any{r.Engine, "sglang", r.Model, "Qwen/Qwen3-8B", r.Rate, 0.0, stat(m.Latency, "p90"), 6121.09, *m.TotalThroughput, 1129.64}
+			return []any{r.Engine, "sglang", r.Model, "Qwen/Qwen3-8B", math.IsInf(r.Rate, 1), true, stat(m.Latency, "p90"), 6121.09, *m.TotalThroughput, 1129.64}
 		}},
 		{"sglang-jsonl", "sglang.jsonl", 1, func(r Result) []any {
 			m := r.Metrics
@@ -119,7 +120,7 @@ func equal(a, b any) bool {
 func TestParseErrors(t *testing.T) {
 	cases := []struct{ format, file, want string }{
 		{"vllm-text", "vllm-missing-section.txt", `missing section "Time per Output Token (excl. 1st token)" (no Mean TPOT line)`},
-		{"vllm-text", "vllm-truncated.txt", "the block has no closing ===== line (truncated?)"},
+		{"vllm-text", "vllm-truncated.txt", "has no closing ===== line (truncated?)"},
 		{"vllm-text", "vllm-result.json", `no "Serving Benchmark Result" block`},
 		{"vllm-json", "vllm-truncated.json", "truncated JSON"},
 		{"vllm-json", "sglang.jsonl", "invalid character 'I'"},
@@ -131,6 +132,41 @@ func TestParseErrors(t *testing.T) {
 		_, err := parseFile(t, c.format, c.file)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s as %s: err = %v, want %q", c.file, c.format, err, c.want)
+		}
+	}
+}
+
+// The failure the issue found: guidellm totals over the measured window
+// count whole requests straddling its edges and come out 6.4 % high;
+// the import takes guidellm's own rate instead, and says so.
+func TestGuideLLMWindow(t *testing.T) {
+	rs, err := parseFile(t, "guidellm", "guidellm-warmup.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := rs[0].Metrics
+	if *m.OutputThroughput != 500.0 || *m.RequestThroughput != 2.2 || *m.TotalThroughput != 1000.0 {
+		t.Errorf("throughputs %v %v %v, want guidellm's own 500, 2.2, 1000", *m.OutputThroughput, *m.RequestThroughput, *m.TotalThroughput)
+	}
+	if naive := float64(m.OutputTokens) / m.Duration; math.Abs(naive/ *m.OutputThroughput-1.064) > 1e-9 {
+		t.Errorf("fixture: totals over the window are %.4f × guidellm's rate, want 1.064", naive/ *m.OutputThroughput)
+	}
+	if *m.PeakConcurrency != 5 || *m.Failed != 1 {
+		t.Errorf("peak concurrency %v, failed %v", *m.PeakConcurrency, *m.Failed)
+	}
+}
+
+// A source without a failed count gives an unknown, noted; never 0.
+func TestFailedUnknown(t *testing.T) {
+	for _, c := range []struct{ format, file string }{{"vllm-text", "vllm-old.txt"}, {"sglang-text", "sglang-bench.log"}, {"sglang-jsonl", "sglang-sweep.jsonl"}} {
+		rs, err := parseFile(t, c.format, c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rs {
+			if r.Metrics.Failed != nil || len(r.Notes) == 0 || r.Notes[len(r.Notes)-1].Msg != NoteFailedUnknown {
+				t.Errorf("%s: failed %v, notes %v", c.file, r.Metrics.Failed, r.Notes)
+			}
 		}
 	}
 }

@@ -149,8 +149,13 @@ func (f textFormat) block(b block) (*Result, error) {
 	if strings.HasPrefix(r.Backend, "sglang") {
 		r.Engine = "sglang"
 	}
-	if r.Rate > 0 && !math.IsInf(r.Rate, 1) && r.Kind == "" && f.name == "sglang-text" {
-		r.Kind = "poisson" // bench_serving draws exponential gaps
+	// Arrivals are Poisson only at a finite rate (SGLang always draws
+	// exponential gaps; vLLM says so in its burstiness line); at rate
+	// inf every request is sent at once, and the kind is the profile's.
+	if r.Rate <= 0 || math.IsInf(r.Rate, 1) {
+		r.Kind = ""
+	} else if f.name == "sglang-text" {
+		r.Kind = "poisson"
 	}
 	return r, required(have, "Successful requests", "Benchmark duration (s)", "Total generated tokens")
 }
