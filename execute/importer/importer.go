@@ -43,8 +43,8 @@ type Result struct {
 	Engine  string // engine kind the file proves (sglang server_info)
 	Client  string // the tool that wrote it
 	Dataset string // dataset name the file states
-	// RandomLens are the random dataset's input and output lengths and
-	// range ratio, where the file states them (SGLang JSONL).
+	// RandomIn and RandomOut are the random dataset's input and output
+	// lengths, where the file states them (SGLang JSONL).
 	RandomIn, RandomOut int
 	// Requests is the request count the tool was asked to send
 	// (vLLM's num_prompts); 0 when the file does not say.

@@ -148,8 +148,8 @@ func TestGuideLLMWindow(t *testing.T) {
 	if *m.OutputThroughput != 500.0 || *m.RequestThroughput != 2.2 || *m.TotalThroughput != 1000.0 {
 		t.Errorf("throughputs %v %v %v, want guidellm's own 500, 2.2, 1000", *m.OutputThroughput, *m.RequestThroughput, *m.TotalThroughput)
 	}
-	if naive := float64(m.OutputTokens) / m.Duration; math.Abs(naive/ *m.OutputThroughput-1.064) > 1e-9 {
-		t.Errorf("fixture: totals over the window are %.4f × guidellm's rate, want 1.064", naive/ *m.OutputThroughput)
+	if naive := float64(m.OutputTokens) / m.Duration; math.Abs(naive / *m.OutputThroughput - 1.064) > 1e-9 {
+		t.Errorf("fixture: totals over the window are %.4f × guidellm's rate, want 1.064", naive / *m.OutputThroughput)
 	}
 	if *m.PeakConcurrency != 5 || *m.Failed != 1 {
 		t.Errorf("peak concurrency %v, failed %v", *m.PeakConcurrency, *m.Failed)

@@ -45,9 +45,9 @@ import (
 //	                                       -> ttftMs, tpotMs, itlMs, latencyMs
 //	Mean/Median/P.. Latency(s)             -> latencyMs (× 1000; servelab's own
 //	                                          report blocks and seed 000)
-//	not kept: Request goodput, RTFx, P99.9 and other percentiles, the
-//	client-queue and probe sections, speculative-decoding and diffusion
-//	sections (named in a note when present).
+//	not kept: Request goodput, RTFx, P99.9 and other percentiles; the
+//	client-queue, probe, speculative-decoding and diffusion sections'
+//	lines are named in a note when present.
 //
 // sglang-text is the block `python -m sglang.bench_serving` prints, read
 // from sgl-project/sglang python/sglang/bench_serving.py at commit
@@ -115,8 +115,11 @@ func parseText(data []byte, f textFormat) ([]Result, error) {
 	var out []Result
 	for i, b := range blocks {
 		r, err := f.block(b)
-		if err != nil {
+		if err != nil && len(blocks) > 1 {
 			return nil, entryErr(i, len(blocks), fmt.Errorf("block at line %d: %w", b.start, err))
+		}
+		if err != nil {
+			return nil, err
 		}
 		out = append(out, *r)
 	}

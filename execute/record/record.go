@@ -130,9 +130,8 @@ func (n Note) String() string {
 type Metrics struct {
 	Completed int `json:"completed"`
 	// Failed is nil when the source did not say how many requests
-	// failed: unknown, which is not zero. Records written before this
-	// field could be absent all say 0 here, and mean it only where
-	// their source printed a failed count.
+	// failed: unknown, which is not zero. (Records imported before it
+	// could be absent say 0 even where their source printed no count.)
 	Failed       *int     `json:"failed,omitempty"`
 	FailReasons  []string `json:"failReasons,omitempty"`
 	Duration     float64  `json:"duration"`
