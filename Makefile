@@ -64,7 +64,7 @@ fuzz:
 	$(GO) test ./execute/record -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) -parallel 2
 	$(GO) test ./execute/record -run '^$$' -fuzz '^FuzzDecodeSamples$$' -fuzztime $(FUZZTIME) -parallel 2
 	$(GO) test ./execute/load -run '^$$' -fuzz '^FuzzStream$$' -fuzztime $(FUZZTIME) -parallel 2
-	for f in FuzzVLLMText FuzzVLLMJSON FuzzGuideLLM FuzzSGLang FuzzSGLangText; do \
+	for f in FuzzVLLMText FuzzVLLMJSON FuzzGuideLLM FuzzSGLang FuzzSGLangText FuzzAIPerf; do \
 		$(GO) test ./execute/importer -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) -parallel 2 || exit 1; \
 	done
 

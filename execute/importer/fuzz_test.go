@@ -48,3 +48,7 @@ func FuzzSGLang(f *testing.F) {
 func FuzzSGLangText(f *testing.F) {
 	fuzzFormat(f, "sglang-text", "sglang-bench.log", "sglang-printed.txt")
 }
+
+func FuzzAIPerf(f *testing.F) {
+	fuzzFormat(f, "aiperf-json", "aiperf-export.json", "aiperf-rate.json")
+}

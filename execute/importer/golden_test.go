@@ -31,6 +31,8 @@ var goldenFiles = []struct{ format, file string }{
 	{"guidellm", "guidellm-warmup.json"},
 	{"guidellm", "guidellm-v0.3.json"},
 	{"guidellm", "guidellm-v0.7.json"},
+	{"aiperf-json", "aiperf-export.json"},
+	{"aiperf-json", "aiperf-rate.json"},
 }
 
 // goldenEntry is what the golden files show of a Result.

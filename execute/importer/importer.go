@@ -1,8 +1,9 @@
 // Package importer reads the output of other benchmark tools into
 // servelab metrics: `vllm bench serve`'s printed blocks (vllm-text) and
 // its --save-result JSON (vllm-json), SGLang bench_serving's printed
-// block (sglang-text) and JSONL (sglang-jsonl), and guidellm's
-// benchmarks.json (guidellm, layouts v0.3 to v0.7).
+// block (sglang-text) and JSONL (sglang-jsonl), guidellm's
+// benchmarks.json (guidellm, layouts v0.3 to v0.7) and AIPerf's
+// profile_export_aiperf.json (aiperf-json).
 //
 // Each format's field map is written next to its parser, from the
 // writer's source (repository, file and commit cited there), and in the
@@ -32,7 +33,7 @@ import (
 )
 
 // Formats are the names Parse accepts.
-var Formats = []string{"vllm-text", "vllm-json", "sglang-text", "sglang-jsonl", "guidellm"}
+var Formats = []string{"vllm-text", "vllm-json", "sglang-text", "sglang-jsonl", "guidellm", "aiperf-json"}
 
 // Result is one benchmark run read from a file.
 type Result struct {
@@ -114,6 +115,8 @@ func parse(format string, data []byte) ([]Result, error) {
 		return parseGuideLLM(data)
 	case "sglang-jsonl":
 		return parseSGLang(data)
+	case "aiperf-json":
+		return parseAIPerf(data)
 	}
 	return nil, fmt.Errorf("unknown format %q (want %s)", format, strings.Join(Formats, ", "))
 }
