@@ -1,0 +1,72 @@
+package decide
+
+import (
+	"testing"
+
+	"servelab.dev/execute/record"
+	"servelab.dev/execute/store"
+	"servelab.dev/schema"
+)
+
+// withFailed analyses the committed seed records with every failed
+// count replaced by f (nil: unknown).
+func withFailed(t *testing.T, f func(m record.Metrics) *int) *Analysis {
+	t.Helper()
+	l, err := schema.NewLoader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := l.LoadFile("../../studies/qwen3.5-9b-h100-latency.cue")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := store.Open("../../results").All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := Runs{}
+	for k, rs := range all {
+		for _, r := range rs {
+			c := *r.Record
+			c.Metrics.Failed = f(c.Metrics)
+			runs[k] = append(runs[k], &c)
+		}
+	}
+	a, err := Analyze(s, Records{Runs: runs}, Auto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// An unknown failed count is neither a failure nor a pass: the runs
+// count (the seeds' decisions stand), and each step names the runs whose
+// failure limit could not be checked; their failed share is absent.
+func TestUnknownFailedCounts(t *testing.T) {
+	a := withFailed(t, func(record.Metrics) *int { return nil })
+	want := adopted(seedAnalysis(t, "../../studies/qwen3.5-9b-h100-latency.cue"))
+	if got := adopted(a); !equalMaps(got, want) {
+		t.Errorf("decisions changed with unknown failed counts: %v, want %v", got, want)
+	}
+	for _, st := range a.Steps {
+		if st.Outcome == Adopted && len(st.UnknownFailed) == 0 {
+			t.Errorf("step %s: no run listed as unchecked", st.ID)
+		}
+		for _, o := range st.Options {
+			if o.Invalid != nil {
+				t.Errorf("step %s %s: invalid with unknown failures: %s", st.ID, o.Variant, o.Invalid.Message)
+			}
+		}
+	}
+	if _, _, ok := metricOf(record.Metrics{Completed: 10}, "failed"); ok {
+		t.Error("an unknown failed count gave a failed share")
+	}
+	if v, _, ok := metricOf(record.Metrics{Completed: 9, Failed: record.I(1)}, "failed"); !ok || v != 0.1 {
+		t.Errorf("failed share %v %v", v, ok)
+	}
+	// The same runs with as many failures as completions are invalid.
+	bad := withFailed(t, func(m record.Metrics) *int { return record.I(m.Completed) })
+	if st := bad.Steps[0]; st.Outcome != Invalid || len(st.UnknownFailed) != 0 {
+		t.Errorf("step %s: %s with half the requests failed", st.ID, st.Outcome)
+	}
+}
