@@ -153,6 +153,9 @@ func writeStep(w io.Writer, metric string, st decide.Step) {
 	for _, iv := range st.Invalid {
 		fmt.Fprintf(w, "  invalid: %s\n", iv.Message)
 	}
+	if n := len(st.UnknownFailed); n > 0 {
+		fmt.Fprintf(w, "  failed count unknown (the source did not report it; the failure limit is unchecked): %s\n", strings.Join(st.UnknownFailed, ", "))
+	}
 }
 
 func comparisonText(metric string, c *decide.Comparison) string {

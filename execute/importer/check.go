@@ -57,7 +57,7 @@ func checkLoad(r *Result, format string, p plan.ProfileSpec) []string {
 	case mc == nil && r.NoCap && p.Concurrency > 0:
 		bad = append(bad, fmt.Sprintf("concurrency: the file ran without a cap, the trial's profile keeps %d requests in flight", p.Concurrency))
 	case mc == nil:
-	case p.Concurrency == 0 && format == "vllm-text":
+	case p.Concurrency == 0 && format == "vllm-text" && !r.capStated:
 		r.note(NotePeakNotCap, strconv.Itoa(*mc))
 		r.Metrics.PeakConcurrency = peakOr(r.Metrics.PeakConcurrency, *mc)
 		r.Metrics.MaxConcurrency = nil

@@ -27,7 +27,7 @@ func FindDuplicate(r *Result, sha, entry, key string, all map[string][]store.Run
 	for _, k := range slices.Sorted(maps.Keys(all)) {
 		for _, run := range all[k] {
 			p := run.Record.Provenance
-			if p.Kind == record.Imported && p.SHA256 == sha && p.Entry == entry {
+			if p.Kind == record.Imported && p.SHA256 == sha && sameEntry(p.Entry, entry, r, &run.Record.Metrics) {
 				return &Duplicate{Run: run, SameSource: true}
 			}
 		}
@@ -41,6 +41,15 @@ func FindDuplicate(r *Result, sha, entry, key string, all map[string][]store.Run
 		}
 	}
 	return nil
+}
+
+// sameEntry: the entries match, or the record predates entry names
+// (empty) and holds the entry's counts and duration.
+func sameEntry(stored, entry string, r *Result, m *record.Metrics) bool {
+	if stored == entry {
+		return true
+	}
+	return stored == "" && m.Completed == r.Metrics.Completed && m.Duration == r.Metrics.Duration
 }
 
 // reproduces: every figure the file has is the stored one rounded to

@@ -56,7 +56,11 @@ type Result struct {
 	// NoCap is true when the file states that no concurrency cap was
 	// set (SGLang's "not set", vLLM's "None"); MaxConcurrency is the cap.
 	NoCap bool
-	Kind  string // load kind the file states: constant, poisson, concurrency
+	// capStated: MaxConcurrency comes from a line that only ever states
+	// a configured cap (vLLM's preamble), not from the block's line,
+	// which seed 000's tool used for the observed peak.
+	capStated bool
+	Kind      string // load kind the file states: constant, poisson, concurrency
 	// Precision is the rounding of the figures (0.01 for printed blocks).
 	Precision float64
 	// Notes are what the import noticed; they go into the record.

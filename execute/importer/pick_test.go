@@ -74,6 +74,7 @@ func TestCheckLoad(t *testing.T) {
 	}{
 		{rs[0], "vllm-text", spec("poisson", 4, 0, 200), "rate: the file sent every request at once (rate inf), the trial's profile at 4 req/s"},
 		{rs[2], "vllm-text", spec("poisson", 8, 0, 200), "rate: the file ran at 4 req/s, the trial's profile at 8"},
+		{rs[0], "vllm-text", spec("poisson", 4, 0, 200), "concurrency: the file ran with a cap of 4, the trial's profile has no cap"},
 		{rs[2], "vllm-text", spec("concurrency", 0, 4, 200), "concurrency: the file ran without a cap"},
 		{rs[1], "vllm-text", spec("concurrency", 0, 8, 100), "requests: the file has 200 (199 completed, 1 failed)"},
 		{sg[0], "sglang-jsonl", sgSpec("poisson", 2, 0), ""},

@@ -179,7 +179,7 @@ func (r *Result) preambleLine(ln line) {
 		}
 	case "Maximum request concurrency":
 		if n, err := strconv.Atoi(val); err == nil {
-			r.Metrics.MaxConcurrency = &n
+			r.Metrics.MaxConcurrency, r.capStated = &n, true
 		} else if strings.EqualFold(val, "none") {
 			r.NoCap = true
 		}
