@@ -13,6 +13,7 @@ import (
 	"servelab.dev/execute/record"
 	"servelab.dev/execute/store"
 	"servelab.dev/schema"
+	"servelab.dev/schema/plan"
 )
 
 func runImport(e *env, args []string) error {
@@ -82,27 +83,11 @@ type importSource struct {
 }
 
 func importInto(st *store.Store, s *schema.Study, in importSource, replace bool) (string, error) {
-	rs, err := loadRecords(st)
-	if err != nil {
-		return "", err
-	}
-	p, err := decide.Plan(s, rs, decide.Real)
-	if err != nil {
-		return "", err
-	}
-	t, err := selectTrial(p, in.sel)
+	t, res, entry, err := resolveImport(st, s, in)
 	if err != nil {
 		return "", err
 	}
 	where := fmt.Sprintf("trial %s/%s/%s (%s)", t.Step, t.Variant, t.Profile, t.Key[:12])
-	i, err := importer.Pick(in.all, in.entry, in.format, *t.Spec)
-	if err != nil {
-		return "", fmt.Errorf("%s, into %s: %v", in.file, where, err)
-	}
-	res, entry := &in.all[i], importer.EntryName(in.all, i)
-	if bad := importer.Check(res, in.format, *t.Spec); len(bad) > 0 {
-		return "", fmt.Errorf("%s%s does not match %s:\n  %s", in.file, entrySuffix(entry), where, strings.Join(bad, "\n  "))
-	}
 	sum := sha256.Sum256(in.data)
 	sha := hex.EncodeToString(sum[:])
 	stored, err := st.All()
@@ -141,6 +126,33 @@ func importInto(st *store.Store, s *schema.Study, in importSource, replace bool)
 		return fmt.Sprintf("%s: same figures as %s, not added again (%s)", in.file, path, where), nil
 	}
 	return fmt.Sprintf("%s%s: imported into %s as %s", in.file, entrySuffix(entry), where, path), nil
+}
+
+// resolveImport finds the trial, the file's entry for it (and its
+// name), and checks the entry against the trial.
+func resolveImport(st *store.Store, s *schema.Study, in importSource) (*plan.Trial, *importer.Result, string, error) {
+	rs, err := loadRecords(st)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	p, err := decide.Plan(s, rs, decide.Real)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	t, err := selectTrial(p, in.sel)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	where := fmt.Sprintf("trial %s/%s/%s (%s)", t.Step, t.Variant, t.Profile, t.Key[:12])
+	i, err := importer.Pick(in.all, in.entry, in.format, *t.Spec)
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("%s, into %s: %v", in.file, where, err)
+	}
+	res, entry := &in.all[i], importer.EntryName(in.all, i)
+	if bad := importer.Check(res, in.format, *t.Spec); len(bad) > 0 {
+		return nil, nil, "", fmt.Errorf("%s%s does not match %s:\n  %s", in.file, entrySuffix(entry), where, strings.Join(bad, "\n  "))
+	}
+	return t, res, entry, nil
 }
 
 func entrySuffix(entry string) string {

@@ -277,7 +277,7 @@ func synth(tr *plan.Trial, r run) (*record.Record, []record.Sample) {
 		samples = append(samples, s)
 	}
 	done := n - r.failed
-	m := record.Metrics{Completed: done, Failed: record.I(r.failed), Duration: 10, InputTokens: 8 * done, OutputTokens: 4 * done}
+	m := record.Metrics{Completed: done, Failed: record.I(r.failed), Duration: 10, InputTokens: record.I(8 * done), OutputTokens: record.I(4 * done)}
 	if r.failed > 0 {
 		m.FailReasons = []string{"HTTP 500"}
 	}

@@ -12,7 +12,7 @@ import (
 
 func TestDerivedLatency(t *testing.T) {
 	// Seed 004, design.md: 59.01 ms + 7.28 ms × 219.61 = 1.66 s.
-	m := record.Metrics{Completed: 100, OutputTokens: 22061,
+	m := record.Metrics{Completed: 100, OutputTokens: record.I(22061),
 		TTFT: &record.Dist{Mean: record.F(59.01)}, TPOT: &record.Dist{Mean: record.F(7.28)}}
 	v, derived, ok := metricOf(m, "latency.mean")
 	if !ok || !derived || math.Abs(v-1657.77) > 0.01 {

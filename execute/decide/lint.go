@@ -65,8 +65,8 @@ func lintRecord(s *schema.Study, t *plan.Trial, r *record.Record) []Warning {
 	}
 	if p := m.PeakOutputThroughput; p != nil {
 		switch {
-		case m.OutputTokens > 0 && *p > float64(m.OutputTokens):
-			add(CodePeakRate, "peak output throughput %.2f tok/s exceeds the %d tokens the whole run generated: an artefact of counting chunk arrivals", *p, m.OutputTokens)
+		case m.OutputTokens != nil && *m.OutputTokens > 0 && *p > float64(*m.OutputTokens):
+			add(CodePeakRate, "peak output throughput %.2f tok/s exceeds the %d tokens the whole run generated: an artefact of counting chunk arrivals", *p, *m.OutputTokens)
 		case step > 0 && m.PeakConcurrency != nil && *p > *m.PeakConcurrency*1000/step:
 			add(CodePeakRate, "peak output throughput %.2f tok/s is above %.0f tok/s, what %.0f concurrent requests can decode at the memory-bandwidth limit", *p, *m.PeakConcurrency*1000/step, *m.PeakConcurrency)
 		}

@@ -74,11 +74,11 @@ func metricOf(m record.Metrics, metric string) (v float64, derived, ok bool) {
 	if v, ok := d.Stat(stat); ok {
 		return v, false, true
 	}
-	if metric == "latency.mean" && m.Completed > 0 {
+	if out, known := record.Count(m.OutputTokens); metric == "latency.mean" && m.Completed > 0 && known {
 		ttft, ok1 := m.TTFT.Stat("mean")
 		tpot, ok2 := m.TPOT.Stat("mean")
 		if ok1 && ok2 {
-			tokens := float64(m.OutputTokens) / float64(m.Completed)
+			tokens := float64(out) / float64(m.Completed)
 			return ttft + tpot*(tokens-1), true, true
 		}
 	}

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-
-	"servelab.dev/execute/record"
 )
 
 // aiperf-json is AIPerf's profile_export_aiperf.json (`aiperf profile`),
@@ -77,12 +75,11 @@ func aiperfResult(o obj) (*Result, error) {
 		return nil, fmt.Errorf("no benchmark_duration in seconds")
 	}
 	m.Duration = *dur
-	m.InputTokens = derefInt(o.sub("total_isl").intp("avg"))
-	m.OutputTokens = derefInt(o.sub("total_osl").intp("avg"))
+	m.InputTokens = o.sub("total_isl").intp("avg")
+	m.OutputTokens = o.sub("total_osl").intp("avg")
 	m.RequestThroughput = o.sub("request_throughput").fp("avg")
 	m.OutputThroughput = o.sub("output_token_throughput").fp("avg")
-	if o.sub("total_isl") != nil && o.sub("total_osl") != nil {
-		m.TotalThroughput = record.F(float64(m.InputTokens+m.OutputTokens) / m.Duration)
+	if m.TotalThroughput = tokenRate(m); m.TotalThroughput != nil {
 		r.note(NoteTotalDerived)
 	}
 	d := dists{}

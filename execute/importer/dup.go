@@ -56,7 +56,7 @@ func sameEntry(stored, entry string, r *Result, m *record.Metrics) bool {
 // the file's step; counts are equal.
 func reproduces(r *Result, m *record.Metrics) bool {
 	f := &r.Metrics
-	if f.Completed != m.Completed || f.OutputTokens != m.OutputTokens || f.InputTokens != m.InputTokens {
+	if f.Completed != m.Completed || !sameCount(f.OutputTokens, m.OutputTokens) || !sameCount(f.InputTokens, m.InputTokens) {
 		return false
 	}
 	if a, ok := f.FailedCount(); ok {
@@ -88,6 +88,11 @@ func reproduces(r *Result, m *record.Metrics) bool {
 		}
 	}
 	return f.TTFT != nil
+}
+
+// sameCount: a count the file has must be the stored one.
+func sameCount(file, stored *int) bool {
+	return file == nil || stored != nil && *file == *stored
 }
 
 func distNear(a, b *record.Dist, step float64) bool {

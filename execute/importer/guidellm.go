@@ -114,8 +114,8 @@ func guidellmResult(b obj, model string) (*Result, error) {
 	if m.Duration <= 0 {
 		return nil, fmt.Errorf("no benchmark duration (duration or start_time/end_time)")
 	}
-	m.InputTokens = int(groupSum(mets, "prompt_token_count"))
-	m.OutputTokens = int(groupSum(mets, "output_token_count"))
+	m.InputTokens = groupSum(mets, "prompt_token_count")
+	m.OutputTokens = groupSum(mets, "output_token_count")
 	guidellmRates(r, b, mets)
 	if c := maxOf(mets.sub("request_concurrency")); c != nil {
 		m.PeakConcurrency = c
@@ -145,11 +145,13 @@ func guidellmRates(r *Result, b, mets obj) {
 		r.note(NoteWindow, num(round3(warm)), num(round3(cool)))
 		return
 	}
-	d := m.Duration
-	m.RequestThroughput = record.F(float64(m.Completed) / d)
-	m.OutputThroughput = record.F(float64(m.OutputTokens) / d)
-	m.TotalThroughput = record.F(float64(m.InputTokens+m.OutputTokens) / d)
-	r.note(NoteRecomputed, num(round3(d)))
+	m.RequestThroughput = record.F(float64(m.Completed) / m.Duration)
+	m.OutputThroughput = nil
+	if out, ok := record.Count(m.OutputTokens); ok {
+		m.OutputThroughput = record.F(float64(out) / m.Duration)
+	}
+	m.TotalThroughput = tokenRate(m)
+	r.note(NoteRecomputed, num(round3(m.Duration)))
 }
 
 func round3(v float64) float64 { return math.Round(v*1000) / 1000 }
@@ -203,10 +205,10 @@ func guidellmDuration(b obj) float64 {
 	return 0
 }
 
-// groupSum is the successful group's total_sum of a count metric.
-func groupSum(mets obj, name string) float64 {
-	v, _ := mets.sub(name).sub("successful").num("total_sum")
-	return v
+// groupSum is the successful group's total_sum of a count metric; nil
+// when the file does not have it.
+func groupSum(mets obj, name string) *int {
+	return mets.sub(name).sub("successful").intp("total_sum")
 }
 
 // guidellmDist reads the successful group of a distribution metric,

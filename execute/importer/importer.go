@@ -197,6 +197,17 @@ func required(have map[string]bool, names ...string) error {
 	return nil
 }
 
+// tokenRate is input plus output tokens over the duration, when both
+// totals are known.
+func tokenRate(m *record.Metrics) *float64 {
+	in, ok1 := record.Count(m.InputTokens)
+	out, ok2 := record.Count(m.OutputTokens)
+	if !ok1 || !ok2 || m.Duration <= 0 {
+		return nil
+	}
+	return record.F(float64(in+out) / m.Duration)
+}
+
 func entryErr(i, n int, err error) error {
 	if n == 1 {
 		return err

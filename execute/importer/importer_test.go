@@ -46,7 +46,7 @@ func TestParse(t *testing.T) {
 			return []any{stat(m.Latency, "mean"), 2620.0, stat(m.Latency, "p95"), 6810.0, stat(m.ITL, "median"), 0.0, *m.PeakConcurrency, 31.0}
 		}},
 		{"vllm-text", "seed001-table-pasted.txt", 0, func(r Result) []any {
-			return []any{stat(r.Metrics.Latency, "mean"), 8130.0, r.Metrics.OutputTokens, 281412}
+			return []any{stat(r.Metrics.Latency, "mean"), 8130.0, *r.Metrics.OutputTokens, 281412}
 		}},
 		{"vllm-text", "seed004-no-latency.txt", 0, func(r Result) []any {
 			return []any{r.Metrics.Latency == nil, true, *r.Metrics.MaxConcurrency, 4, stat(r.Metrics.TPOT, "p99"), 7.96}
@@ -148,7 +148,7 @@ func TestGuideLLMWindow(t *testing.T) {
 	if *m.OutputThroughput != 500.0 || *m.RequestThroughput != 2.2 || *m.TotalThroughput != 1000.0 {
 		t.Errorf("throughputs %v %v %v, want guidellm's own 500, 2.2, 1000", *m.OutputThroughput, *m.RequestThroughput, *m.TotalThroughput)
 	}
-	if naive := float64(m.OutputTokens) / m.Duration; math.Abs(naive / *m.OutputThroughput - 1.064) > 1e-9 {
+	if naive := float64(*m.OutputTokens) / m.Duration; math.Abs(naive / *m.OutputThroughput - 1.064) > 1e-9 {
 		t.Errorf("fixture: totals over the window are %.4f × guidellm's rate, want 1.064", naive / *m.OutputThroughput)
 	}
 	if *m.PeakConcurrency != 5 || *m.Failed != 1 {

@@ -172,7 +172,9 @@ func vllmResult(o obj) (*Result, error) {
 		return nil, fmt.Errorf("no \"completed\": not a vllm bench serve result")
 	}
 	m := &r.Metrics
-	fillCounts(o, m)
+	if err := fillCounts(o, m); err != nil {
+		return nil, err
+	}
 	r.Requests = derefInt(o.intp("num_prompts"))
 	if m.Failed == nil && r.Requests >= m.Completed && r.Requests > 0 {
 		m.Failed = record.I(r.Requests - m.Completed)
@@ -207,19 +209,23 @@ func (o obj) rate(key string) float64 {
 	return v
 }
 
-// fillCounts reads the fields vLLM and SGLang name alike.
-func fillCounts(o obj, m *record.Metrics) {
+// fillCounts reads the fields vLLM and SGLang name alike; a run needs
+// its duration.
+func fillCounts(o obj, m *record.Metrics) error {
 	m.Completed = derefInt(o.intp("completed"))
 	m.Failed = o.intp("failed")
-	if d, ok := o.num("duration"); ok {
-		m.Duration = d
+	d, ok := o.num("duration")
+	if !ok || d <= 0 || math.IsInf(d, 0) || math.IsNaN(d) {
+		return fmt.Errorf("no \"duration\" (the run's length in seconds)")
 	}
-	m.InputTokens = derefInt(o.intp("total_input_tokens"))
-	m.OutputTokens = derefInt(o.intp("total_output_tokens"))
+	m.Duration = d
+	m.InputTokens = o.intp("total_input_tokens")
+	m.OutputTokens = o.intp("total_output_tokens")
 	m.RequestThroughput = o.fp("request_throughput")
 	m.OutputThroughput = o.fp("output_throughput")
 	m.PeakOutputThroughput = o.fp("max_output_tokens_per_s")
 	m.PeakConcurrency = o.fp("max_concurrent_requests")
+	return nil
 }
 
 func derefInt(p *int) int {
@@ -290,10 +296,12 @@ func sglangResult(o obj) (*Result, error) {
 		r.RandomIn, r.RandomOut = derefInt(o.intp("random_input_len")), derefInt(o.intp("random_output_len"))
 	}
 	m := &r.Metrics
-	fillCounts(o, m)
+	if err := fillCounts(o, m); err != nil {
+		return nil, err
+	}
 	m.TotalThroughput = o.fp("total_throughput")
-	if m.TotalThroughput == nil && m.Duration > 0 {
-		m.TotalThroughput = record.F(float64(m.InputTokens+m.OutputTokens) / m.Duration)
+	if t := tokenRate(m); m.TotalThroughput == nil && t != nil {
+		m.TotalThroughput = t
 		r.note(NoteTotalDerived)
 	}
 	m.MaxConcurrency = o.intp("max_concurrency")

@@ -373,8 +373,8 @@ var textFields = map[string]func(*Result, float64){
 	"Successful requests":    func(r *Result, v float64) { r.Metrics.Completed = int(v) },
 	"Failed requests":        func(r *Result, v float64) { r.Metrics.Failed = record.I(int(v)) },
 	"Benchmark duration (s)": func(r *Result, v float64) { r.Metrics.Duration = v },
-	"Total input tokens":     func(r *Result, v float64) { r.Metrics.InputTokens = int(v) },
-	"Total generated tokens": func(r *Result, v float64) { r.Metrics.OutputTokens = int(v) },
+	"Total input tokens":     func(r *Result, v float64) { r.Metrics.InputTokens = record.I(int(v)) },
+	"Total generated tokens": func(r *Result, v float64) { r.Metrics.OutputTokens = record.I(int(v)) },
 	"Request throughput (req/s)": func(r *Result, v float64) {
 		r.Metrics.RequestThroughput = record.F(v)
 	},

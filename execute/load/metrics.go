@@ -54,11 +54,12 @@ func Summarize(samples []record.Sample) record.Metrics {
 func fill(m *record.Metrics, ok []record.Sample) {
 	first, last := math.Inf(1), math.Inf(-1)
 	var lat, ttft, tpot, itl, slat, sttft []float64
+	in, out := 0, 0
 	for _, s := range ok {
 		first = math.Min(first, s.Sent)
 		last = math.Max(last, s.Intended+s.Latency/1000)
-		m.InputTokens += s.InputTokens
-		m.OutputTokens += s.OutputTokens
+		in += s.InputTokens
+		out += s.OutputTokens
 		lat = append(lat, s.Latency)
 		ttft = append(ttft, s.TTFT)
 		wait := (s.Sent - s.Intended) * 1000
@@ -68,12 +69,13 @@ func fill(m *record.Metrics, ok []record.Sample) {
 		}
 		itl = append(itl, s.Gaps...)
 	}
+	m.InputTokens, m.OutputTokens = record.I(in), record.I(out)
 	m.Duration = last - first
 	if m.Duration > 0 {
 		d := m.Duration
 		m.RequestThroughput = record.F(float64(m.Completed) / d)
-		m.OutputThroughput = record.F(float64(m.OutputTokens) / d)
-		m.TotalThroughput = record.F(float64(m.InputTokens+m.OutputTokens) / d)
+		m.OutputThroughput = record.F(float64(out) / d)
+		m.TotalThroughput = record.F(float64(in+out) / d)
 	}
 	m.Latency, m.TTFT, m.TPOT, m.ITL = dist(lat), dist(ttft), dist(tpot), dist(itl)
 	m.ServiceLatency, m.ServiceTTFT = dist(slat), dist(sttft)

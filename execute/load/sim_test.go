@@ -103,8 +103,8 @@ func TestTimingMatchesModel(t *testing.T) {
 			t.Fatal(err)
 		}
 		m := Summarize(samples)
-		if m.Completed != 12 || m.Warmup != 2 || m.OutputTokens != 12*30 {
-			t.Fatalf("%d completed, %d warm-up, %d tokens: %v", m.Completed, m.Warmup, m.OutputTokens, m.FailReasons)
+		if m.Completed != 12 || m.Warmup != 2 || *m.OutputTokens != 12*30 {
+			t.Fatalf("%d completed, %d warm-up, %d tokens: %v", m.Completed, m.Warmup, *m.OutputTokens, m.FailReasons)
 		}
 		within(c, "mean TPOT", *m.TPOT.Mean, 6, 0.03)
 		within(c, "median ITL", *m.ITL.Median, 6, 0.05)

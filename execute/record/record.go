@@ -25,8 +25,8 @@
 //	                what the importer estimated, recomputed or found missing
 //	}
 //
-// "failed" is absent when the source did not report failed requests:
-// unknown, not zero.
+// "failed", "inputTokens" and "outputTokens" are absent when the source
+// did not report them: unknown, not zero.
 //
 // A distribution holds mean, median, std, p50, p90, p95, p99; a field the
 // source did not report is absent, never zero. Records are written once
@@ -135,8 +135,10 @@ type Metrics struct {
 	Failed       *int     `json:"failed,omitempty"`
 	FailReasons  []string `json:"failReasons,omitempty"`
 	Duration     float64  `json:"duration"`
-	InputTokens  int      `json:"inputTokens"`
-	OutputTokens int      `json:"outputTokens"`
+	// InputTokens and OutputTokens are the totals over completed
+	// requests; nil when the source did not report them.
+	InputTokens  *int `json:"inputTokens,omitempty"`
+	OutputTokens *int `json:"outputTokens,omitempty"`
 
 	RequestThroughput    *float64 `json:"requestThroughput,omitempty"`
 	OutputThroughput     *float64 `json:"outputThroughput,omitempty"`
@@ -185,12 +187,7 @@ func F(v float64) *float64 { return &v }
 func I(n int) *int { return &n }
 
 // FailedCount is the failed count and whether the source reported it.
-func (m *Metrics) FailedCount() (int, bool) {
-	if m.Failed == nil {
-		return 0, false
-	}
-	return *m.Failed, true
-}
+func (m *Metrics) FailedCount() (int, bool) { return Count(m.Failed) }
 
 // Stat returns the named statistic ("mean", "median", "p99", ...).
 func (d *Dist) Stat(name string) (float64, bool) {
@@ -300,7 +297,7 @@ func (r *Record) Check() error {
 
 // Check validates figures: counts and rates non-negative, all finite.
 func (m *Metrics) Check() error {
-	if m.Completed < 0 || m.Failed != nil && *m.Failed < 0 || m.InputTokens < 0 || m.OutputTokens < 0 {
+	if m.Completed < 0 || negative(m.Failed) || negative(m.InputTokens) || negative(m.OutputTokens) {
 		return fmt.Errorf("negative count")
 	}
 	if !finite(m.Duration) || m.Duration < 0 {
@@ -322,6 +319,16 @@ func (m *Metrics) Check() error {
 		}
 	}
 	return nil
+}
+
+func negative(p *int) bool { return p != nil && *p < 0 }
+
+// Count is *p and whether it is known.
+func Count(p *int) (int, bool) {
+	if p == nil {
+		return 0, false
+	}
+	return *p, true
 }
 
 func finite(f float64) bool { return !math.IsInf(f, 0) && !math.IsNaN(f) }

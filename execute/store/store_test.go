@@ -19,7 +19,7 @@ func testRecord(out float64) *record.Record {
 		Benchmark: plan.BenchmarkSpec{Client: "builtin", Dataset: plan.DatasetSpec{Name: "random"}, API: "chat"}}
 	return &record.Record{Format: record.Format, Key: spec.Key(), Trial: spec, Status: "ok",
 		Provenance: record.Provenance{Kind: record.Simulated, Servelab: "test"},
-		Metrics:    record.Metrics{Completed: 10, Duration: 5, OutputTokens: 1000, OutputThroughput: record.F(out)}}
+		Metrics:    record.Metrics{Completed: 10, Duration: 5, OutputTokens: record.I(1000), OutputThroughput: record.F(out)}}
 }
 
 func TestPutAndLoad(t *testing.T) {

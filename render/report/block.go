@@ -35,8 +35,14 @@ func Block(spec plan.Spec, m record.Metrics, flagged map[string]bool) string {
 		line("Request rate configured (RPS)", fmt.Sprintf("%.2f", r))
 	}
 	line("Benchmark duration (s)", fmt.Sprintf("%.2f", m.Duration))
-	line("Total input tokens", fmt.Sprint(m.InputTokens))
-	line("Total generated tokens", fmt.Sprint(m.OutputTokens))
+	for _, c := range []struct {
+		label string
+		n     *int
+	}{{"Total input tokens", m.InputTokens}, {"Total generated tokens", m.OutputTokens}} {
+		if c.n != nil {
+			line(c.label, fmt.Sprint(*c.n))
+		}
+	}
 	for _, x := range []struct {
 		label string
 		p     *float64

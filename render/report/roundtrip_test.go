@@ -18,7 +18,7 @@ func TestBlockRoundTrip(t *testing.T) {
 	dist := func(base float64) *record.Dist {
 		return &record.Dist{Mean: record.F(base + 0.123456), Median: record.F(base - 0.0049), P90: record.F(base * 1.3), P95: record.F(base*1.4 + 0.00731), P99: record.F(base*2 + 0.3333)}
 	}
-	m := record.Metrics{Completed: 100, Failed: record.I(0), Duration: 44.4123, InputTokens: 23260, OutputTokens: 22061,
+	m := record.Metrics{Completed: 100, Failed: record.I(0), Duration: 44.4123, InputTokens: record.I(23260), OutputTokens: record.I(22061),
 		RequestThroughput: record.F(100 / 44.4123), OutputThroughput: record.F(22061 / 44.4123), TotalThroughput: record.F(45321 / 44.4123),
 		Latency: dist(1723.5817), TTFT: dist(61.37), TPOT: dist(7.6311), ITL: dist(7.6123)}
 	rs, err := importer.Parse("vllm-text", []byte(Block(spec, m, nil)))
