@@ -69,7 +69,7 @@ type Record struct {
 	// EarlyStop says the run was stopped before its last request because
 	// it could not beat the incumbent (the study's early-stopping rule).
 	EarlyStop *EarlyStop `json:"earlyStop,omitempty"`
-		// Notes are what the writer noticed about the figures, in English.
+	// Notes are what the writer noticed about the figures, in English.
 	Notes []string `json:"notes,omitempty"`
 	// ImportNotes are what the importer noticed reading the source
 	// (what was estimated, recomputed or missing), translatable; the
@@ -132,9 +132,9 @@ type Metrics struct {
 	// Failed is nil when the source did not say how many requests
 	// failed: unknown, which is not zero. (Records imported before it
 	// could be absent say 0 even where their source printed no count.)
-	Failed       *int     `json:"failed,omitempty"`
-	FailReasons  []string `json:"failReasons,omitempty"`
-	Duration     float64  `json:"duration"`
+	Failed      *int     `json:"failed,omitempty"`
+	FailReasons []string `json:"failReasons,omitempty"`
+	Duration    float64  `json:"duration"`
 	// InputTokens and OutputTokens are the totals over completed
 	// requests; nil when the source did not report them.
 	InputTokens  *int `json:"inputTokens,omitempty"`
