@@ -6,8 +6,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-
-	"cuelang.org/go/cue"
 )
 
 // builtinKinds are the kinds an engine's name implies.
@@ -56,6 +54,9 @@ func (c *checker) resolveEngine(name string) bool {
 		def.Knobs = e.KnobMap
 	case len(e.KnobMap) > 0:
 		c.errorf(at(parts, "knobMap"), "knobMap is only for custom engines; %s maps knobs itself", kind)
+		fallthrough
+	default:
+		def.Knobs = def.KnobsAt(e.Version)
 	}
 	if len(e.Command) > 0 {
 		def.Command = e.Command
@@ -84,6 +85,11 @@ func (c *checker) knobsOn(parts []any, knobs Knobs, engine string) {
 			c.errorf(at(parts, k), "knob %s is not supported by engine %s", k, engineName(engine, e.Kind))
 			continue
 		}
+		if m.Refuse != "" {
+			c.errorf(at(parts, k), "knob %s is not supported by engine %s %s: %s", k, engineName(engine, e.Kind), e.Version, m.Refuse)
+			continue
+		}
+		c.knobValue(at(parts, k), k, m, knobs[k], engine)
 		sub, _ := knobs[k].(map[string]any)
 		for _, f := range slices.Sorted(maps.Keys(sub)) {
 			if !hasField(m, f) {
@@ -119,42 +125,6 @@ func (c *checker) modelVariant(parts []any, v any) {
 		return
 	}
 	c.errorf(parts, "unknown model variant %q (variants: %s)", name, strings.Join(slices.Sorted(maps.Keys(c.s.Model.Variants)), ", "))
-}
-
-// argsOn type-checks raw flags the engine kind knows, and refuses raw
-// flags that a portable knob already covers (one way to say each thing).
-func (c *checker) argsOn(parts []any, args Args, engine string) {
-	e := c.s.Engines[engine]
-	types := c.l.flags[e.Kind]
-	for _, flag := range slices.Sorted(maps.Keys(args)) {
-		if knob := knobForFlag(e.Def, flag); knob != "" {
-			c.errorf(at(parts, flag), "--%s is the portable knob %s: set knobs.%s instead", flag, knob, knob)
-			continue
-		}
-		t := types.LookupPath(cue.MakePath(cue.Str(flag)))
-		if !t.Exists() {
-			continue
-		}
-		err := t.Unify(c.value(at(parts, flag))).Validate(cue.Concrete(true))
-		if err != nil {
-			c.errorf(at(parts, flag), "--%s for %s: %s", flag, engine, messages(err)[0].msg)
-		}
-	}
-}
-
-func knobForFlag(def EngineKind, flag string) string {
-	for _, k := range slices.Sorted(maps.Keys(def.Knobs)) {
-		m := def.Knobs[k]
-		if m.Flag == flag || m.JSON == flag {
-			return k
-		}
-		for _, f := range m.Fields {
-			if f.Flag == flag {
-				return k
-			}
-		}
-	}
-	return ""
 }
 
 // steps checks step ids, candidates and variants. An unpinned step may
@@ -234,6 +204,9 @@ func (c *checker) variants(parts []any, st Step, vs []Variant, engines []string)
 		first[v.Name] = j
 		for _, e := range engines {
 			c.knobsOn(at(vp, "knobs"), v.Knobs, e)
+		}
+		if len(engines) == 1 {
+			c.noops(at(vp, "knobs"), v.Knobs, engines[0])
 		}
 		switch {
 		case len(v.Args) == 0:

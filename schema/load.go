@@ -48,7 +48,7 @@ type Loader struct {
 	schema cue.Value
 	study  cue.Value // #Study
 	kinds  map[string]EngineKind
-	flags  map[string]cue.Value // engine kind → its flags table
+	tables map[string]*FlagTable // engine kind → its flag table
 	gpus   map[string]GPU
 	knobs  []string // portable knob names, in command order
 }
@@ -85,10 +85,11 @@ func (l *Loader) decodeTables() error {
 	if err := kinds.Decode(&l.kinds); err != nil {
 		return err
 	}
-	l.flags = map[string]cue.Value{}
-	for k := range l.kinds {
-		l.flags[k] = kinds.LookupPath(cue.MakePath(cue.Str(k), cue.Str("flags")))
+	tables, err := LoadFlagTables()
+	if err != nil {
+		return err
 	}
+	l.tables = tables
 	if err := l.schema.LookupPath(cue.ParsePath("#GPUs")).Decode(&l.gpus); err != nil {
 		return err
 	}
@@ -115,6 +116,9 @@ func baseFS() fstest.MapFS {
 
 // Kinds returns the engine kinds the schema defines.
 func (l *Loader) Kinds() map[string]EngineKind { return l.kinds }
+
+// FlagTables returns the engine kinds' flag tables.
+func (l *Loader) FlagTables() map[string]*FlagTable { return l.tables }
 
 // GPUs returns the schema's GPU table keyed by nvidia-smi name.
 func (l *Loader) GPUs() map[string]GPU { return l.gpus }

@@ -150,6 +150,8 @@ type EngineKind struct {
 	RevisionFlag string              `json:"revisionFlag,omitempty"`
 	CacheReset   *CacheReset         `json:"cacheReset,omitempty"`
 	Knobs        map[string]KnobFlag `json:"knobs"`
+	OptionsFlag  string              `json:"optionsFlag,omitempty"`
+	Versioned    []VersionedKnobs    `json:"versioned,omitempty"`
 }
 
 // CacheReset is an engine's endpoint that empties its prefix cache.
@@ -166,6 +168,10 @@ type KnobFlag struct {
 	Off    []string          `json:"off,omitempty"`
 	JSON   string            `json:"json,omitempty"`
 	Fields []KnobField       `json:"fields,omitempty"`
+	Env    string            `json:"env,omitempty"`
+	Option string            `json:"option,omitempty"`
+	Refuse string            `json:"refuse,omitempty"`
+	Note   string            `json:"note,omitempty"`
 }
 
 // KnobField maps one field of a struct knob.

@@ -195,14 +195,14 @@ func (a *Analysis) final(s *schema.Study, p *plan.Plan) {
 	if p.Final == nil {
 		return
 	}
-	argv, err := plan.Argv(s, *p.Final)
+	l, err := plan.Command(s, *p.Final)
 	if err != nil {
 		return
 	}
-	cmd, _ := plan.Shell(p.Final.Env, argv)
+	cmd, _ := plan.ShellLaunch(l)
 	e := s.Engines[p.Final.Engine]
 	m, _ := s.Model.Variant(p.Final.ModelVariant())
-	a.Final = &Final{Engine: p.Final.Engine, Kind: e.Kind, Version: e.Version, Model: m.ID, Argv: argv, Env: p.Final.Env, Command: cmd}
+	a.Final = &Final{Engine: p.Final.Engine, Kind: e.Kind, Version: e.Version, Model: m.ID, Argv: l.Argv, Env: l.Env, Command: cmd}
 	if len(a.Final.Env) == 0 {
 		a.Final.Env = nil
 	}

@@ -28,6 +28,10 @@ func (r *runner) group(ctx context.Context, g []*plan.Trial, gpus []string) erro
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
+	argv, err := withFiles(r.s, t0, argv, dir)
+	if err != nil {
+		return r.failAll(g, "writing the launch's files: "+err.Error())
+	}
 	logPath := filepath.Join(dir, "engine.log")
 	spec := engine.Spec{Argv: argv, Env: launchEnv(t0.Env, e.Def.CacheReset), FlagStyle: e.Def.FlagStyle, HostFlag: e.Def.HostFlag,
 		PortFlag: e.Def.PortFlag, Health: e.Def.Health, GPUs: strings.Join(gpus, ","), Log: logPath}

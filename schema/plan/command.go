@@ -20,19 +20,39 @@ import (
 // command (or a key). Host and port are not included: they are chosen at
 // launch.
 func Argv(s *schema.Study, c Config) ([]string, error) {
+	l, err := Command(s, c)
+	return l.Argv, err
+}
+
+// Launch is everything that serves a configuration: the argv, the
+// environment (the configuration's own, with environment-variable knobs
+// such as vLLM's VLLM_ATTENTION_BACKEND added), and files the argv names
+// (TensorRT-LLM's options YAML), by name. A file's name holds a hash of
+// its content, so the argv, and with it the trial's key, fixes it.
+type Launch struct {
+	Argv  []string
+	Env   map[string]string
+	Files map[string]string
+}
+
+// Command is the launch of configuration c; see Argv for the order.
+func Command(s *schema.Study, c Config) (Launch, error) {
 	e, ok := s.Engines[c.Engine]
 	if !ok {
-		return nil, fmt.Errorf("unknown engine %q", c.Engine)
+		return Launch{}, fmt.Errorf("unknown engine %q", c.Engine)
 	}
 	m, ok := s.Model.Variant(c.ModelVariant())
 	if !ok {
-		return nil, fmt.Errorf("unknown model variant %q", c.ModelVariant())
+		return Launch{}, fmt.Errorf("unknown model variant %q", c.ModelVariant())
 	}
 	var argv []string
 	for _, w := range e.Def.Command {
 		argv = append(argv, strings.ReplaceAll(w, "{model}", m.ID))
 	}
-	w := flagWriter{style: e.Def.FlagStyle}
+	w := flagWriter{style: e.Def.FlagStyle, env: maps.Clone(c.Env), options: map[string]any{}}
+	if w.env == nil {
+		w.env = map[string]string{}
+	}
 	if m.Revision != "" && e.Def.RevisionFlag != "" {
 		w.flag(e.Def.RevisionFlag, m.Revision)
 	}
@@ -43,21 +63,33 @@ func Argv(s *schema.Study, c Config) ([]string, error) {
 		}
 		kf, ok := e.Def.Knobs[k]
 		if !ok {
-			return nil, fmt.Errorf("knob %s is not supported by engine %s", k, c.Engine)
+			return Launch{}, fmt.Errorf("knob %s is not supported by engine %s", k, c.Engine)
 		}
 		if err := w.knob(k, kf, v); err != nil {
-			return nil, err
+			return Launch{}, err
 		}
+	}
+	l := Launch{Env: w.env}
+	if len(w.options) > 0 {
+		if e.Def.OptionsFlag == "" {
+			return Launch{}, fmt.Errorf("engine %s has no options file", c.Engine)
+		}
+		name, body := optionsFile(w.options)
+		w.flag(e.Def.OptionsFlag, name)
+		l.Files = map[string]string{name: body}
 	}
 	for _, name := range slices.Sorted(maps.Keys(c.Args)) {
 		w.arg(name, c.Args[name])
 	}
-	return append(argv, w.out...), nil
+	l.Argv = append(argv, w.out...)
+	return l, nil
 }
 
 type flagWriter struct {
-	style string
-	out   []string
+	style   string
+	out     []string
+	env     map[string]string
+	options map[string]any // dotted key → value
 }
 
 func (w *flagWriter) flag(name string, v any) {
@@ -81,8 +113,14 @@ func (w *flagWriter) arg(name string, v any) {
 
 func (w *flagWriter) knob(name string, kf schema.KnobFlag, v any) error {
 	switch {
+	case kf.Refuse != "":
+		return fmt.Errorf("knob %s: %s", name, kf.Refuse)
 	case kf.Flag != "":
 		w.flag(kf.Flag, rename(kf.Values, v))
+	case kf.Env != "":
+		w.env[kf.Env] = format(rename(kf.Values, v))
+	case kf.Option != "":
+		w.options[kf.Option] = rename(kf.Values, v)
 	case kf.On != nil || kf.Off != nil:
 		b, _ := v.(bool)
 		if b {
@@ -166,6 +204,24 @@ func Shell(env map[string]string, argv []string) (string, error) {
 		return "", err
 	}
 	return strings.Join(words, " "), nil
+}
+
+// ShellLaunch is l as one bash command line: the files it needs written
+// first (printf … > name &&), then Shell's form of its env and argv.
+func ShellLaunch(l Launch) (string, error) {
+	cmd, err := Shell(l.Env, l.Argv)
+	if err != nil {
+		return "", err
+	}
+	var pre []string
+	for _, name := range slices.Sorted(maps.Keys(l.Files)) {
+		q, err := syntax.Quote(l.Files[name], syntax.LangBash)
+		if err != nil {
+			return "", fmt.Errorf("file %s: %w", name, err)
+		}
+		pre = append(pre, "printf '%s' "+q+" > "+name+" &&")
+	}
+	return strings.Join(append(pre, cmd), " "), nil
 }
 
 // ShellWords quotes each word for bash; env assignments come first, in

@@ -11,11 +11,14 @@ import (
 // With record false they are returned for the decider but not listed.
 func (b *builder) trials(step, variant string, c Config, profiles []string, repeats int, record bool) ([]*Trial, error) {
 	s := b.s
-	argv, err := Argv(s, c)
+	l, err := Command(s, c)
 	if err != nil {
 		return nil, fmt.Errorf("step %s, variant %s: %w", step, variant, err)
 	}
-	cmd, err := Shell(c.Env, argv)
+	argv := l.Argv
+	keyed := c
+	keyed.Env = l.Env // env-var knobs are part of the key
+	cmd, err := ShellLaunch(l)
 	if err != nil {
 		return nil, fmt.Errorf("step %s, variant %s: %w", step, variant, err)
 	}
@@ -25,7 +28,7 @@ func (b *builder) trials(step, variant string, c Config, profiles []string, repe
 	at := func(p string, prof schema.Profile, rate float64) []*Trial {
 		var ts []*Trial
 		for r := range repeats {
-			spec := specFor(s, c, argv, prof, r)
+			spec := specFor(s, keyed, argv, prof, r)
 			t := &Trial{
 				Key: spec.Key(), Step: step, Variant: variant,
 				Engine: c.Engine, Kind: e.Kind, Version: e.Version, Model: m.ID,
