@@ -35,12 +35,12 @@ type FlagTable struct {
 	} `json:"versions"`
 	// Complete says every flag of the parser is listed; otherwise a flag
 	// missing here may still be real, and vet says so.
-	Complete bool          `json:"complete"`
-	Sources  []FlagSource  `json:"sources"`
-	Hand     string        `json:"hand,omitempty"`
-	Flags    []FlagSpec    `json:"flags"`
-	Env      []FlagSpec    `json:"env,omitempty"`
-	Options  []FlagSpec    `json:"options,omitempty"`
+	Complete bool         `json:"complete"`
+	Sources  []FlagSource `json:"sources"`
+	Hand     string       `json:"hand,omitempty"`
+	Flags    []FlagSpec   `json:"flags"`
+	Env      []FlagSpec   `json:"env,omitempty"`
+	Options  []FlagSpec   `json:"options,omitempty"`
 	byName   map[string][]int
 }
 
