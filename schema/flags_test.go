@@ -253,3 +253,17 @@ func FuzzParseFlagTable(f *testing.F) {
 		}
 	})
 }
+
+func FuzzCompareVersions(f *testing.F) {
+	for _, v := range []string{"v0.5.3.post3", "1.2.0rc1", "b4500", "0.11.0", "", "v", "1..2", "rcpost"} {
+		f.Add(v, "0.11.1")
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		if CompareVersions(a, b) != -CompareVersions(b, a) {
+			t.Fatalf("CompareVersions(%q, %q) is not antisymmetric", a, b)
+		}
+		if CompareVersions(a, a) != 0 {
+			t.Fatalf("CompareVersions(%q, %q) != 0", a, a)
+		}
+	})
+}
