@@ -119,9 +119,10 @@ func (b *builder) pending(step, variant, engine string, v *schema.Variant, profi
 // is known, portable knob settings otherwise.
 func (b *builder) changes(engine string, v schema.Variant) []string {
 	if e, ok := b.s.Engines[engine]; ok {
-		argv, err := Argv(b.s, Config{Engine: engine, Knobs: v.Knobs, Args: v.Args})
+		l, err := Command(b.s, Config{Engine: engine, Knobs: v.Knobs, Args: v.Args, Env: v.Env})
 		if err == nil {
-			return argv[len(e.Def.Command):]
+			words, _ := ShellWords(l.Env, nil) // env-var knobs change the launch too
+			return append(words, l.Argv[len(e.Def.Command):]...)
 		}
 	}
 	var out []string
