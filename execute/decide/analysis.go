@@ -56,6 +56,9 @@ type Final struct {
 	Model   string            `json:"model"`
 	Argv    []string          `json:"argv"`
 	Env     map[string]string `json:"env,omitempty"`
+	// Files are the files the command names, by name (TensorRT-LLM's
+	// options YAML); Command writes them first.
+	Files   map[string]string `json:"files,omitempty"`
 	Command string            `json:"command"`
 }
 
@@ -202,7 +205,7 @@ func (a *Analysis) final(s *schema.Study, p *plan.Plan) {
 	cmd, _ := plan.ShellLaunch(l)
 	e := s.Engines[p.Final.Engine]
 	m, _ := s.Model.Variant(p.Final.ModelVariant())
-	a.Final = &Final{Engine: p.Final.Engine, Kind: e.Kind, Version: e.Version, Model: m.ID, Argv: l.Argv, Env: l.Env, Command: cmd}
+	a.Final = &Final{Engine: p.Final.Engine, Kind: e.Kind, Version: e.Version, Model: m.ID, Argv: l.Argv, Env: l.Env, Files: l.Files, Command: cmd}
 	if len(a.Final.Env) == 0 {
 		a.Final.Env = nil
 	}

@@ -1,7 +1,10 @@
 package report
 
 import (
+	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 
 	"servelab.dev/execute/decide"
@@ -22,7 +25,7 @@ func (b *builder) conclusion() {
 	}
 	b.doc.Add(d.Para{Text: d.M("Recommended configuration of %s on %s, for the %s:", d.Code(a.Final.Model), d.Lit(s.Hardware.GPU), goal)})
 	b.h(3, "serving-command", d.M("Serving command"))
-	b.doc.Add(d.CodeBlock{Lang: "bash", Body: MultiLine(a.Final.Env, a.Final.Argv)})
+	b.doc.Add(d.CodeBlock{Lang: "bash", Body: heredocs(a.Final.Files) + MultiLine(a.Final.Env, a.Final.Argv)})
 	if len(a.Validation) == 0 {
 		return
 	}
@@ -142,4 +145,15 @@ func MultiLine(env map[string]string, argv []string) string {
 		out[i] = strings.Join(l, " ")
 	}
 	return strings.Join(out, " \\\n    ")
+}
+
+// heredocs writes the files a serving command names (TensorRT-LLM's
+// options YAML) before it, each as a quoted here-document so that the
+// shell expands nothing in it.
+func heredocs(files map[string]string) string {
+	var b strings.Builder
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		fmt.Fprintf(&b, "cat > %s <<'EOF'\n%sEOF\n", name, files[name])
+	}
+	return b.String()
 }
