@@ -60,6 +60,9 @@ bench:
 FUZZTIME ?= 20s
 fuzz:
 	$(GO) test ./schema -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME) -parallel 2
+	$(GO) test ./schema -run '^$$' -fuzz '^FuzzParseFlagTable$$' -fuzztime $(FUZZTIME) -parallel 2
+	$(GO) test ./schema -run '^$$' -fuzz '^FuzzCompareVersions$$' -fuzztime $(FUZZTIME) -parallel 2
+	$(GO) test ./schema/flagscan -run '^$$' -fuzz '^FuzzScan$$' -fuzztime $(FUZZTIME) -parallel 2
 	$(GO) test ./schema/plan -run '^$$' -fuzz '^FuzzShell$$' -fuzztime $(FUZZTIME) -parallel 2
 	$(GO) test ./execute/record -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) -parallel 2
 	$(GO) test ./execute/record -run '^$$' -fuzz '^FuzzDecodeSamples$$' -fuzztime $(FUZZTIME) -parallel 2
