@@ -36,6 +36,7 @@ type Options struct {
 	Force         bool   // run trials again even when they have a record
 	GPUs          []string
 	HealthTimeout time.Duration
+	Launcher      engine.Launcher // how engines start; nil: local processes
 	Progress      io.Writer
 	Version       string
 	// WriteFile replaces the store's atomic write (tests inject a full disk).
@@ -68,6 +69,9 @@ type runner struct {
 func Run(ctx context.Context, s *schema.Study, o Options) (Summary, error) {
 	if o.Progress == nil {
 		o.Progress = io.Discard
+	}
+	if o.Launcher == nil {
+		o.Launcher = engine.Local{}
 	}
 	if o.HealthTimeout == 0 {
 		o.HealthTimeout = 20 * time.Minute

@@ -37,11 +37,12 @@ func (r *runner) group(ctx context.Context, g []*plan.Trial, gpus []string) erro
 		PortFlag: e.Def.PortFlag, Health: e.Def.Health, GPUs: strings.Join(gpus, ","), Log: logPath}
 	fmt.Fprintf(r.o.Progress, "launch %s %s (%d trials%s): %s\n", t0.Kind, t0.Version, len(g), onGPUs(gpus), t0.Command)
 	engine.WaitGPUFree(ctx, 2*time.Minute)
-	proc, err := engine.Start(ctx, spec, r.o.HealthTimeout)
+	proc, err := r.o.Launcher.Launch(ctx, spec, r.o.HealthTimeout)
 	r.mu.Lock()
 	r.sum.Launches++
 	if proc != nil {
-		r.sum.Overhead += proc.Launch + proc.Health + proc.Teardown
+		tm := proc.Timing()
+		r.sum.Overhead += tm.Launch + tm.Health + tm.Teardown
 	}
 	r.mu.Unlock()
 	if ctx.Err() != nil {
@@ -56,7 +57,7 @@ func (r *runner) group(ctx context.Context, g []*plan.Trial, gpus []string) erro
 	defer func() {
 		proc.Stop()
 		r.mu.Lock()
-		r.sum.Overhead += proc.Teardown
+		r.sum.Overhead += proc.Timing().Teardown
 		r.mu.Unlock()
 		os.Remove(pid)
 		for _, key := range ran[min(1, len(ran)):] {
@@ -70,10 +71,10 @@ func (r *runner) group(ctx context.Context, g []*plan.Trial, gpus []string) erro
 			}
 			var note string
 			if len(ran) > 0 {
-				note = resetCache(ctx, proc.URL, e.Def.CacheReset)
+				note = resetCache(ctx, proc.Endpoint(), e.Def.CacheReset)
 			}
 			ran = append(ran, t.Key)
-			if err := r.trial(ctx, proc, t, logPath, note); err != nil {
+			if err := r.trial(ctx, proc, t, note); err != nil {
 				return err
 			}
 		}
@@ -118,8 +119,8 @@ func (r *runner) failAll(g []*plan.Trial, why string) error {
 func firstLine(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
 
 // trial drives one profile against the running engine and stores the run.
-func (r *runner) trial(ctx context.Context, proc *engine.Process, t *plan.Trial, logPath, note string) error {
-	prompts, estimated, err := r.prompts(t, proc.URL)
+func (r *runner) trial(ctx context.Context, proc engine.Instance, t *plan.Trial, note string) error {
+	prompts, estimated, err := r.prompts(t, proc.Endpoint())
 	if err != nil {
 		return r.failAll([]*plan.Trial{t}, err.Error())
 	}
@@ -133,7 +134,7 @@ func (r *runner) trial(ctx context.Context, proc *engine.Process, t *plan.Trial,
 	}
 	fmt.Fprintf(r.o.Progress, "trial %s/%s/%s#%d (%s)\n", t.Step, t.Variant, t.Profile, t.Repeat, t.Key[:12])
 	began := time.Now()
-	samples, err := load.Run(ctx, load.Target{URL: proc.URL, Model: t.Model, API: sp.Benchmark.API}, l, prompts)
+	samples, err := load.Run(ctx, load.Target{URL: proc.Endpoint(), Model: t.Model, API: sp.Benchmark.API}, l, prompts)
 	r.mu.Lock()
 	r.sum.Bench += time.Since(began)
 	r.mu.Unlock()
@@ -152,7 +153,7 @@ func (r *runner) trial(ctx context.Context, proc *engine.Process, t *plan.Trial,
 		rec.Notes = append(rec.Notes, note)
 	}
 	if dead, why := proc.Exited(); dead {
-		rec.Status, rec.Reason = "failed", fmt.Sprintf("engine died mid-benchmark (%v); log tail:\n%s", why, engine.Tail(logPath, 12))
+		rec.Status, rec.Reason = "failed", fmt.Sprintf("engine died mid-benchmark (%v); log tail:\n%s", why, proc.Tail(12))
 	} else if rec.Metrics.Completed == 0 {
 		rec.Status, rec.Reason = "failed", "no request completed: "+strings.Join(rec.Metrics.FailReasons, "; ")
 	}
