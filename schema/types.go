@@ -1,5 +1,7 @@
 package schema
 
+import "strings"
+
 // Text is prose in the report languages.
 type Text struct {
 	EN string `json:"en"`
@@ -113,6 +115,16 @@ type Engine struct {
 	Def EngineKind `json:"-"`
 }
 
+// ImageRef is the container image the engine runs in: the study's image,
+// else its kind's official image at the study's version; "" when neither
+// is known (a custom engine without an image).
+func (e *Engine) ImageRef() string {
+	if e.Image != "" {
+		return e.Image
+	}
+	return strings.NewReplacer("{version}", e.Version, "{release}", strings.TrimPrefix(e.Version, "v")).Replace(e.Def.Image)
+}
+
 // Knobs are portable settings by knob name. Values are as JSON decodes
 // them: string, float64, bool, or map[string]any for speculative.
 type Knobs map[string]any
@@ -152,6 +164,7 @@ type EngineKind struct {
 	Knobs        map[string]KnobFlag `json:"knobs"`
 	OptionsFlag  string              `json:"optionsFlag,omitempty"`
 	Versioned    []VersionedKnobs    `json:"versioned,omitempty"`
+	Image        string              `json:"image,omitempty"`
 }
 
 // CacheReset is an engine's endpoint that empties its prefix cache.

@@ -12,13 +12,14 @@ import (
 	"time"
 
 	"servelab.dev/execute/decide"
+	"servelab.dev/execute/engine"
 	"servelab.dev/execute/runner"
 	"servelab.dev/execute/store"
 	"servelab.dev/schema/plan"
 )
 
 func runRun(e *env, args []string) error {
-	fs := newFlags(e, "run", "STUDY.cue [--simulate] [--only STEP] [--max-trials N] [--force] [--gpus 0,1]")
+	fs := newFlags(e, "run", "STUDY.cue [--simulate] [--only STEP] [--max-trials N] [--force] [--gpus 0,1] [--container docker|podman]")
 	o := runner.Options{Version: version, Progress: e.stderr}
 	fs.StringVar(&o.Results, "results", "results", "results folder")
 	fs.BoolVar(&o.Simulate, "simulate", false, "replace every engine by servelab-sim with the same arguments")
@@ -27,6 +28,8 @@ func runRun(e *env, args []string) error {
 	fs.IntVar(&o.MaxTrials, "max-trials", 0, "stop after this many trials")
 	fs.BoolVar(&o.Force, "force", false, "run trials again even when they have a record")
 	gpus := fs.String("gpus", "", "GPUs for the engines (CUDA_VISIBLE_DEVICES)")
+	container := fs.String("container", "", "run each engine in a container of this runtime (docker or podman), from the study's image")
+	cache := fs.String("model-cache", "", "with --container: host folder mounted as the Hugging Face cache")
 	fs.DurationVar(&o.HealthTimeout, "health-timeout", 20*time.Minute, "how long an engine may take to become healthy")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -37,6 +40,14 @@ func runRun(e *env, args []string) error {
 	}
 	if *gpus != "" {
 		o.GPUs = strings.Split(*gpus, ",")
+	}
+	switch {
+	case *container != "" && o.Simulate:
+		return usagef("--container and --simulate exclude each other: servelab-sim runs as a local process")
+	case *container != "":
+		o.Launcher = engine.Container{Runtime: *container, Cache: *cache}
+	case *cache != "":
+		return usagef("--model-cache is for --container")
 	}
 	if o.Simulate {
 		if o.SimPath, err = simBinary(o.SimPath); err != nil {

@@ -22,6 +22,8 @@ import (
 
 // Spec is what to launch.
 type Spec struct {
+	// Name identifies the launch (the trial's key): a container's name.
+	Name      string
 	Argv      []string
 	Env       map[string]string
 	FlagStyle string // "equals" (--port=N) or "space" (--port N)
@@ -30,6 +32,7 @@ type Spec struct {
 	Health    string // path, e.g. /health
 	GPUs      string // CUDA_VISIBLE_DEVICES, "" to leave it as is
 	Log       string // file the engine's output goes to
+	Image     string // container image, for launchers that run one
 	// Port is the port to use; 0 picks a free one. When the port turns
 	// out to be taken, Start tries again on a free one.
 	Port int

@@ -33,8 +33,8 @@ func (r *runner) group(ctx context.Context, g []*plan.Trial, gpus []string) erro
 		return r.failAll(g, "writing the launch's files: "+err.Error())
 	}
 	logPath := filepath.Join(dir, "engine.log")
-	spec := engine.Spec{Argv: argv, Env: launchEnv(t0.Env, e.Def.CacheReset), FlagStyle: e.Def.FlagStyle, HostFlag: e.Def.HostFlag,
-		PortFlag: e.Def.PortFlag, Health: e.Def.Health, GPUs: strings.Join(gpus, ","), Log: logPath}
+	spec := engine.Spec{Name: t0.Key, Argv: argv, Env: launchEnv(t0.Env, e.Def.CacheReset), FlagStyle: e.Def.FlagStyle, HostFlag: e.Def.HostFlag,
+		PortFlag: e.Def.PortFlag, Health: e.Def.Health, GPUs: strings.Join(gpus, ","), Log: logPath, Image: e.ImageRef()}
 	fmt.Fprintf(r.o.Progress, "launch %s %s (%d trials%s): %s\n", t0.Kind, t0.Version, len(g), onGPUs(gpus), t0.Command)
 	engine.WaitGPUFree(ctx, 2*time.Minute)
 	proc, err := r.o.Launcher.Launch(ctx, spec, r.o.HealthTimeout)
