@@ -4,7 +4,7 @@ BIN     ?= bin
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo devel)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: all build test vet bench fuzz clean import-seeds site serve site-deps chromium
+.PHONY: all build test vet bench fuzz clean import-seeds site serve site-deps chromium slurm-deps
 
 all: build
 
@@ -16,9 +16,10 @@ build:
 # and browser tests need (npm echarts from the lockfile; Debian's
 # chromium when missing and installable) and then requires both, so the
 # site and browser tests fail rather than skip where they can run.
-test: vet site-deps chromium
+test: vet site-deps chromium slurm-deps
 	SERVELAB_REQUIRE_SITE=1 \
 	SERVELAB_REQUIRE_BROWSER=$$(command -v chromium >/dev/null 2>&1 && echo 1) \
+	SERVELAB_REQUIRE_SLURM=$$(command -v slurmctld >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] && echo 1) \
 	$(GO) test ./...
 
 # The docs site from the committed studies and results (no GPU needed).
@@ -48,6 +49,25 @@ chromium:
 		fi; \
 	fi
 
+# Debian's Slurm and munge for the Slurm testscripts, which start a
+# one-node cluster of their own (execute/slurm/testdata/cluster.sh) and
+# stop it by pid. Installed when missing and when this machine allows it
+# (root and apt-get); otherwise the Slurm tests skip, and this says why.
+slurm-deps:
+	@if ! command -v slurmctld >/dev/null 2>&1 || ! command -v munged >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "installing slurm-wlm and munge (Debian) for the Slurm testscripts"; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends slurm-wlm munge >/dev/null; \
+		fi; \
+	fi
+	@if ! command -v slurmctld >/dev/null 2>&1; then \
+		echo "Slurm is missing and cannot be installed here (needs root and apt-get): the Slurm testscripts will skip"; \
+	elif [ "$$(id -u)" != 0 ]; then \
+		echo "the test cluster's daemons run as root and this is not root: the Slurm testscripts will skip"; \
+	else \
+		echo "Slurm $$(slurmctld -V | cut -d' ' -f2) installed: the Slurm testscripts start a one-node cluster and must pass"; \
+	fi
+
 vet:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
@@ -67,6 +87,9 @@ fuzz:
 	$(GO) test ./execute/record -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) -parallel 2
 	$(GO) test ./execute/record -run '^$$' -fuzz '^FuzzDecodeSamples$$' -fuzztime $(FUZZTIME) -parallel 2
 	$(GO) test ./execute/load -run '^$$' -fuzz '^FuzzStream$$' -fuzztime $(FUZZTIME) -parallel 2
+	for f in FuzzParseSqueue FuzzParseSubmit FuzzParseSacct; do \
+		$(GO) test ./execute/slurm -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) -parallel 2 || exit 1; \
+	done
 	for f in FuzzVLLMText FuzzVLLMJSON FuzzGuideLLM FuzzSGLang FuzzSGLangText FuzzAIPerf; do \
 		$(GO) test ./execute/importer -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) -parallel 2 || exit 1; \
 	done

@@ -30,6 +30,11 @@ func runRun(e *env, args []string) error {
 	gpus := fs.String("gpus", "", "GPUs for the engines (CUDA_VISIBLE_DEVICES)")
 	container := fs.String("container", "", "run each engine in a container of this runtime (docker or podman), from the study's image")
 	cache := fs.String("model-cache", "", "with --container: host folder mounted as the Hugging Face cache")
+	cluster := fs.String("cluster", "", "submit each configuration group as a batch job of this cluster (slurm)")
+	partition := fs.String("partition", "", "with --cluster slurm: the partition to submit to")
+	account := fs.String("account", "", "with --cluster slurm: the account to charge")
+	poll := fs.Duration("poll", 5*time.Second, "with --cluster: how often to read the job queue")
+	fs.StringVar(&o.Group, "group", "", "run only this configuration group (what a cluster job runs)")
 	fs.DurationVar(&o.HealthTimeout, "health-timeout", 20*time.Minute, "how long an engine may take to become healthy")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -54,6 +59,9 @@ func runRun(e *env, args []string) error {
 			return err
 		}
 	}
+	if o.Cluster, err = clusterOptions(*cluster, *partition, *account, *poll, o); err != nil {
+		return err
+	}
 	s, err := loadStudy(pos[0])
 	if err != nil {
 		return err
@@ -77,9 +85,15 @@ func runRun(e *env, args []string) error {
 	for _, st := range sum.Unsettled {
 		fmt.Fprintf(e.stdout, "step %s %s: %s\n", st.ID, st.Status, st.Detail)
 	}
+	if c := sum.Cluster; o.Cluster != nil {
+		fmt.Fprintf(e.stdout, "slurm jobs: %d submitted, %d attached, %d did not complete; submission to start: %s over %d jobs\n",
+			c.Submitted, c.Attached, c.Unfinished, c.QueueWait.Round(time.Second), c.Started)
+	}
 	switch {
 	case err != nil:
 		return err
+	case sum.Cluster.Unfinished > 0:
+		return fmt.Errorf("study not decided: %d cluster jobs did not complete (reported above); run the same command again to resume", sum.Cluster.Unfinished)
 	case sum.Decided:
 		fmt.Fprintln(e.stdout, "study decided: servelab analyze / render show the result")
 	case sum.Failed > 0:
@@ -110,6 +124,42 @@ func source(simulate bool) decide.Source {
 		return decide.Simulated
 	}
 	return decide.Real
+}
+
+// clusterOptions checks the cluster flags; a run with --cluster submits
+// jobs that run this same binary.
+func clusterOptions(kind, partition, account string, poll time.Duration, o runner.Options) (*runner.Cluster, error) {
+	switch {
+	case kind == "" && (partition != "" || account != ""):
+		return nil, usagef("--partition and --account are for --cluster slurm")
+	case kind == "":
+		return nil, nil
+	case kind != "slurm":
+		return nil, usagef("--cluster %q: the one cluster servelab drives is slurm", kind)
+	case o.Group != "":
+		return nil, usagef("--group is what a cluster job runs; it does not go with --cluster")
+	case o.MaxTrials > 0 || len(o.GPUs) > 0:
+		return nil, usagef("--max-trials and --gpus are for local runs; with --cluster, Slurm allocates the GPUs")
+	}
+	self, err := selfBinary()
+	if err != nil {
+		return nil, err
+	}
+	return &runner.Cluster{Partition: partition, Account: account, Self: self, Poll: poll}, nil
+}
+
+// selfBinary is the path of the servelab running now, as the name it was
+// started by resolves: a symlinked install (or the test harness's command
+// link) runs the same way on the node, which os.Executable would resolve
+// to the link's target.
+func selfBinary() (string, error) {
+	if strings.ContainsRune(os.Args[0], filepath.Separator) {
+		return filepath.Abs(os.Args[0])
+	}
+	if p, err := exec.LookPath(os.Args[0]); err == nil {
+		return filepath.Abs(p)
+	}
+	return os.Executable()
 }
 
 // simBinary finds servelab-sim: the flag, beside this binary, or PATH.

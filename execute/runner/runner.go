@@ -8,6 +8,8 @@ package runner
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -39,6 +41,12 @@ type Options struct {
 	Launcher      engine.Launcher // how engines start; nil: local processes
 	Progress      io.Writer
 	Version       string
+	// Group runs only the trials of this configuration group (GroupKey):
+	// what one cluster job does.
+	Group string
+	// Cluster submits each configuration group as a batch job instead of
+	// launching engines here.
+	Cluster *Cluster
 	// WriteFile replaces the store's atomic write (tests inject a full disk).
 	WriteFile func(path string, data []byte) error
 }
@@ -48,6 +56,7 @@ type Summary struct {
 	Run, Cached, Failed, Launches int
 	Bench, Overhead               time.Duration // GPU time in benchmarks; in launches, health waits, teardowns
 	Decided                       bool
+	Cluster                       ClusterSummary
 	Interrupted                   bool
 	// Unsettled are the steps the run left waiting or invalid, with why.
 	Unsettled []plan.StepState
@@ -63,6 +72,7 @@ type runner struct {
 	mu   sync.Mutex // guards sum and done: groups on different GPUs run at once
 	sum  Summary
 	done map[string]bool // trials run (or failed) by this invocation
+	had  map[string]bool // keys with records, as a cluster driver last counted
 }
 
 // Run executes s.
@@ -78,11 +88,24 @@ func Run(ctx context.Context, s *schema.Study, o Options) (Summary, error) {
 	}
 	r := &runner{s: s, o: o, st: store.Open(o.Results), done: map[string]bool{}}
 	r.st.WriteFile = o.WriteFile
+	if o.Group != "" {
+		// A cluster job: the driver holds the folder's lock, and other
+		// jobs write other groups' trials at the same time.
+		unlock, err := r.st.LockFile(".lock-group-"+o.Group, 0, "servelab job "+s.File)
+		if err != nil {
+			return r.sum, err
+		}
+		defer unlock()
+		return r.sum, r.loop(ctx)
+	}
 	unlock, err := r.st.Lock(0, "servelab run "+s.File)
 	if err != nil {
 		return r.sum, err
 	}
 	defer unlock()
+	if o.Cluster != nil {
+		return r.sum, r.cluster(ctx)
+	}
 	r.reapOrphan()
 	err = r.loop(ctx)
 	return r.sum, err
@@ -108,11 +131,7 @@ func (r *runner) reapOrphan() {
 func (r *runner) loop(ctx context.Context) error {
 	first := true
 	for {
-		runs, err := r.runs()
-		if err != nil {
-			return err
-		}
-		p, err := decide.Plan(r.s, runs, r.source())
+		p, err := r.plan()
 		if err != nil {
 			return err
 		}
@@ -235,6 +254,16 @@ func (r *runner) settle(p *plan.Plan) {
 	}
 }
 
+// plan is the study as far as the records decide it: the one place the
+// runner (and its cluster driver) re-plans.
+func (r *runner) plan() (*plan.Plan, error) {
+	runs, err := r.runs()
+	if err != nil {
+		return nil, err
+	}
+	return decide.Plan(r.s, runs, r.source())
+}
+
 // todo lists the trials to run now: runnable ones (and, with Force,
 // cached ones once), in the chosen step, not yet tried by this run.
 func (r *runner) todo(p *plan.Plan, first bool) []*plan.Trial {
@@ -242,7 +271,7 @@ func (r *runner) todo(p *plan.Plan, first bool) []*plan.Trial {
 	defer r.mu.Unlock()
 	var out []*plan.Trial
 	for _, t := range p.Trials {
-		if t.Key == "" || r.done[t.Key] || !r.inStep(t) {
+		if t.Key == "" || r.done[t.Key] || !r.inStep(t) || r.o.Group != "" && GroupKey(t) != r.o.Group {
 			continue
 		}
 		switch {
@@ -273,11 +302,7 @@ func (r *runner) inStep(t *plan.Trial) bool {
 // just made runnable (the final configuration's validation, once the
 // last step adopted it): they run on the engine already up.
 func (r *runner) followUps(key string) ([]*plan.Trial, error) {
-	runs, err := r.runs()
-	if err != nil {
-		return nil, err
-	}
-	p, err := decide.Plan(r.s, runs, r.source())
+	p, err := r.plan()
 	if err != nil {
 		return nil, err
 	}
@@ -288,6 +313,14 @@ func (r *runner) followUps(key string) ([]*plan.Trial, error) {
 		}
 	}
 	return out, nil
+}
+
+// GroupKey names a configuration group (one launch, and one cluster
+// job): its launch key hashed, so that it stays the same whichever of
+// its trials are left to run.
+func GroupKey(t *plan.Trial) string {
+	sum := sha256.Sum256([]byte(launchKey(t)))
+	return hex.EncodeToString(sum[:8])
 }
 
 // launchKey names one launch: a configuration and a repeat. Each repeat

@@ -334,3 +334,18 @@ func capacitySearch(t *testing.T) []string {
 	}
 	return errs
 }
+
+// A group's key names its launch and repeat, whichever trials are left:
+// a restarted cluster driver finds the same job name.
+func TestGroupKey(t *testing.T) {
+	a := &plan.Trial{Kind: "vllm", Version: "v1", Argv: []string{"vllm", "serve", "m"}, Profile: "c1", Key: "k1"}
+	b := &plan.Trial{Kind: "vllm", Version: "v1", Argv: []string{"vllm", "serve", "m"}, Profile: "c4", Key: "k2"}
+	r := &plan.Trial{Kind: "vllm", Version: "v1", Argv: []string{"vllm", "serve", "m"}, Profile: "c1", Key: "k3", Repeat: 1}
+	o := &plan.Trial{Kind: "vllm", Version: "v1", Argv: []string{"vllm", "serve", "m", "--x=1"}, Profile: "c1", Key: "k4"}
+	if GroupKey(a) != GroupKey(b) || len(GroupKey(a)) != 16 {
+		t.Errorf("one launch, two keys: %s %s", GroupKey(a), GroupKey(b))
+	}
+	if GroupKey(a) == GroupKey(r) || GroupKey(a) == GroupKey(o) {
+		t.Error("a repeat or another configuration shares the group key")
+	}
+}

@@ -51,15 +51,22 @@ func (r *runner) group(ctx context.Context, g []*plan.Trial, gpus []string) erro
 	if err != nil {
 		return r.failAll(g, "engine did not start: "+err.Error())
 	}
-	pid := r.pidFile(proc.Pgid())
-	os.WriteFile(pid, []byte(fmt.Sprint(proc.Pgid())), 0o644)
+	// In a cluster job the scheduler ends what the job leaves, and a pid
+	// file on the shared folder would name a process of another node.
+	pid := ""
+	if r.o.Group == "" {
+		pid = r.pidFile(proc.Pgid())
+		os.WriteFile(pid, []byte(fmt.Sprint(proc.Pgid())), 0o644)
+	}
 	var ran []string
 	defer func() {
 		proc.Stop()
 		r.mu.Lock()
 		r.sum.Overhead += proc.Timing().Teardown
 		r.mu.Unlock()
-		os.Remove(pid)
+		if pid != "" {
+			os.Remove(pid)
+		}
 		for _, key := range ran[min(1, len(ran)):] {
 			copyLog(logPath, filepath.Join(r.o.Results, key, "engine.log"))
 		}

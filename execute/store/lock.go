@@ -18,10 +18,17 @@ var ErrLocked = errors.New("results folder is locked")
 // a crash leaves no stale lock. who is written into the lock file so the
 // next waiter can say who holds it.
 func (s *Store) Lock(wait time.Duration, who string) (unlock func(), err error) {
+	return s.LockFile(".lock", wait, who)
+}
+
+// LockFile is Lock on another lock file of the folder: a cluster job
+// locks its own configuration group, while the driver that submitted it
+// holds the folder's lock.
+func (s *Store) LockFile(name string, wait time.Duration, who string) (unlock func(), err error) {
 	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
 		return nil, err
 	}
-	path := filepath.Join(s.Dir, ".lock")
+	path := filepath.Join(s.Dir, name)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, err
