@@ -41,6 +41,7 @@ var commands = map[string]command{
 	"calibrate": {"measure the benchmark client's headroom on this host", runCalibrate},
 	"run":       {"run a study's trials (on engines, or on servelab-sim with --simulate)", runRun},
 	"diff":      {"review what a change does to studies, records and recommendations", runDiff},
+	"export":    {"write the recommended configuration for docker, compose, Kubernetes or GPUStack", runExport},
 	"version":   {"print the version", runVersion},
 }
 

@@ -1,0 +1,144 @@
+// Package export writes a study's final configuration for deployment:
+// a docker run line, a Compose service, a Kubernetes Deployment and
+// Service (built from the API's own types), and GPUStack's model
+// deployment with its backend parameters. Each carries the serve
+// command's argv unchanged, quoted for where it goes.
+package export
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"servelab.dev/schema"
+	"servelab.dev/schema/plan"
+)
+
+// Formats are the export formats, in the order "all" writes them.
+var Formats = []string{"docker", "compose", "k8s", "gpustack"}
+
+// FileName is the file a format is written to.
+func FileName(format string) string {
+	return map[string]string{"docker": "docker-run.sh", "compose": "compose.yaml", "k8s": "k8s.yaml", "gpustack": "gpustack-model.json"}[format]
+}
+
+// Port is where the exported engine listens.
+const Port = 8000
+
+// CacheDir is the Hugging Face cache inside the engines' images.
+const CacheDir = "/root/.cache/huggingface"
+
+// Config is the final configuration as deployments need it.
+type Config struct {
+	Name    string // the study's ID, the deployment's name
+	Kind    string // engine kind
+	Version string
+	Image   string
+	Model   string
+	Argv    []string // the serve command, without host and port
+	Env     map[string]string
+	// Params are the engine's own flags: Argv after the kind's launch
+	// template (what GPUStack calls backend parameters).
+	Params    []string
+	Health    string
+	HostFlag  string
+	PortFlag  string
+	FlagStyle string
+	GPUs      int
+}
+
+// FromStudy is the final configuration of s as the plan decided it.
+func FromStudy(s *schema.Study, final plan.Config) (Config, error) {
+	e, ok := s.Engines[final.Engine]
+	if !ok {
+		return Config{}, fmt.Errorf("unknown engine %q", final.Engine)
+	}
+	argv, err := plan.Argv(s, final)
+	if err != nil {
+		return Config{}, err
+	}
+	m, _ := s.Model.Variant(final.ModelVariant())
+	gpus := 1
+	if v, ok := schema.Number(final.Knobs["tensorParallel"]); ok && v > 1 {
+		gpus = int(v)
+	}
+	c := Config{Name: s.ID, Kind: e.Kind, Version: e.Version, Image: e.ImageRef(), Model: m.ID, Argv: argv, Env: final.Env,
+		Params: argv[min(len(e.Def.Command), len(argv)):], Health: e.Def.Health, HostFlag: e.Def.HostFlag, PortFlag: e.Def.PortFlag,
+		FlagStyle: e.Def.FlagStyle, GPUs: gpus}
+	if c.Image == "" {
+		return c, fmt.Errorf("engine %s (%s) has no container image: set engines.%s.image in %s", final.Engine, e.Kind, final.Engine, s.File)
+	}
+	return c, nil
+}
+
+// ServeArgv is the command a container runs: the serve command, then
+// host and port, listening on every interface of the container.
+func (c Config) ServeArgv() []string {
+	argv := append(slices.Clone(c.Argv), c.flag(c.HostFlag, "0.0.0.0")...)
+	return append(argv, c.flag(c.PortFlag, fmt.Sprint(Port))...)
+}
+
+func (c Config) flag(name, value string) []string {
+	if c.FlagStyle == "space" {
+		return []string{"--" + name, value}
+	}
+	return []string{"--" + name + "=" + value}
+}
+
+// DNSName is the name as Kubernetes objects and Compose services take
+// it: lower-case letters, digits and '-', at most 63.
+func DNSName(name string) string {
+	b := []byte(strings.ToLower(name))
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
+			b[i] = '-'
+		}
+	}
+	out := strings.Trim(string(b), "-")
+	if len(out) > 63 {
+		out = strings.TrimRight(out[:63], "-")
+	}
+	if out == "" {
+		return "servelab"
+	}
+	return out
+}
+
+// Write returns the format's file content.
+func Write(format string, c Config) ([]byte, error) {
+	switch format {
+	case "docker":
+		return Docker(c)
+	case "compose":
+		return Compose(c)
+	case "k8s":
+		return Kubernetes(c)
+	case "gpustack":
+		return GPUStack(c)
+	}
+	return nil, fmt.Errorf("unknown export format %q (want %s or all)", format, strings.Join(Formats, ", "))
+}
+
+// Files are the contents of formats ("all" is every format) for the
+// final configuration of s, by file name.
+func Files(s *schema.Study, final *plan.Config, formats []string) (map[string][]byte, error) {
+	if final == nil {
+		return nil, fmt.Errorf("%s is not decided yet: servelab analyze says which trials are missing", s.File)
+	}
+	c, err := FromStudy(s, *final)
+	if err != nil {
+		return nil, err
+	}
+	if slices.Contains(formats, "all") {
+		formats = Formats
+	}
+	out := map[string][]byte{}
+	for _, f := range formats {
+		b, err := Write(f, c)
+		if err != nil {
+			return nil, err
+		}
+		out[FileName(f)] = b
+	}
+	return out, nil
+}
