@@ -87,7 +87,7 @@ func runRun(e *env, args []string) error {
 	}
 	if c := sum.Cluster; o.Cluster != nil {
 		fmt.Fprintf(e.stdout, "slurm jobs: %d submitted, %d attached, %d did not complete; submission to start: %s over %d jobs\n",
-			c.Submitted, c.Attached, c.Unfinished, c.QueueWait.Round(time.Second), c.Started)
+			c.Submitted, c.Attached, c.Unfinished, c.QueueWait.Round(10*time.Millisecond), c.Started)
 	}
 	switch {
 	case err != nil:
@@ -98,6 +98,8 @@ func runRun(e *env, args []string) error {
 		fmt.Fprintln(e.stdout, "study decided: servelab analyze / render show the result")
 	case sum.Failed > 0:
 		return fmt.Errorf("study not decided: %d trials failed (their records say why; servelab analyze lists them)", sum.Failed)
+	case o.Group != "":
+		fmt.Fprintln(e.stdout, "configuration group done: the driver that submitted this job decides the study")
 	case invalid(sum.Unsettled):
 		return fmt.Errorf("study not decided: a step's records cannot decide it (see above; servelab analyze shows the runs)")
 	case o.Only != "" || o.MaxTrials > 0:

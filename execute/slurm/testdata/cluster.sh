@@ -20,13 +20,15 @@ dir=$(realpath -m "$2")
 node=$(hostname -s)
 gpus=${SERVELAB_SLURM_GPUS:-4}
 
-# A free loopback port, asked of the kernel through bash's /dev/tcp probe:
-# random ports in the ephemeral range until one refuses a connection.
+# A free loopback port: random ports below Linux's ephemeral range
+# (32768 and up, where outgoing connections take their local ports)
+# until one refuses a connection and no socket of ss's list holds it.
 freeport() {
 	local p
 	for _ in $(seq 50); do
-		p=$((20000 + RANDOM % 30000))
-		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+		p=$((10000 + RANDOM % 22000))
+		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null &&
+			! { command -v ss >/dev/null && ss -Htan | awk '{print $4}' | grep -q ":$p\$"; }; then
 			echo "$p"
 			return
 		fi
@@ -35,18 +37,33 @@ freeport() {
 	exit 1
 }
 
+# start tries three times: a port found free can be taken before the
+# daemons bind it.
 start() {
+	for try in 1 2 3; do
+		if start1; then
+			return
+		fi
+		echo "cluster.sh: try $try failed; logs in $dir/log:" >&2
+		tail -n 5 "$dir"/log/*.log >&2 || true
+		stop
+	done
+	exit 1
+}
+
+start1() {
 	for b in munged slurmctld slurmd sinfo; do
 		command -v "$b" >/dev/null || { echo "cluster.sh: $b is not installed (make slurm-deps installs slurm-wlm and munge)" >&2; exit 3; }
 	done
 	mkdir -p "$dir"/state "$dir"/spool "$dir"/log "$dir"/munge /run/munge
+	rm -f "$dir"/log/*.log
 	chmod 711 "$dir"/munge
 	mkdir -p "$dir"/dev
 	for i in $(seq 0 $((gpus - 1))); do ln -sfn /dev/null "$dir/dev/gpu$i"; done
 	head -c 1024 /dev/urandom >"$dir"/munge/munge.key
 	chmod 400 "$dir"/munge/munge.key
 	munged --force --key-file="$dir"/munge/munge.key --socket="$dir"/munge/munge.socket \
-		--pid-file="$dir"/munged.pid --log-file="$dir"/log/munged.log --seed-file="$dir"/munge/munged.seed
+		--pid-file="$dir"/munged.pid --log-file="$dir"/log/munged.log --seed-file="$dir"/munge/munged.seed || return 1
 	local ctl slurmd_port
 	ctl=$(freeport)
 	slurmd_port=$(freeport)
@@ -88,19 +105,17 @@ PartitionName=test Nodes=$node Default=YES MaxTime=INFINITE State=UP
 CONF
 	echo "NodeName=$node Name=gpu File=$dir/dev/gpu[0-$((gpus - 1))]" >"$dir"/gres.conf
 	export SLURM_CONF="$dir"/slurm.conf
-	slurmctld -i
-	slurmd -N "$node"
+	slurmctld -i || return 1
+	slurmd -N "$node" || return 1
 	for _ in $(seq 100); do
 		if [ "$(sinfo -h -o %t 2>/dev/null)" = idle ]; then
 			echo "SLURM_CONF=$SLURM_CONF"
-			return
+			return 0
 		fi
 		sleep 0.2
 	done
-	echo "cluster.sh: the node did not become idle in 20s; logs in $dir/log:" >&2
-	tail -n 20 "$dir"/log/*.log >&2 || true
-	stop
-	exit 1
+	echo "cluster.sh: the node did not become idle in 20s" >&2
+	return 1
 }
 
 # stopdaemon NAME: SIGTERM to the pid in DIR/NAME.pid, SIGKILL after 10s.
