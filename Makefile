@@ -4,7 +4,7 @@ BIN     ?= bin
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo devel)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: all build test vet bench fuzz clean import-seeds site serve site-deps chromium slurm-deps
+.PHONY: all build test vet bench bench-slurm fuzz clean import-seeds site serve site-deps chromium slurm-deps
 
 all: build
 
@@ -75,6 +75,11 @@ vet:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -cpu 1 ./...
+
+# Launcher overhead per trial, locally and through a one-node Slurm
+# cluster (started and stopped by the script), in one run.
+bench-slurm: build slurm-deps
+	execute/slurm/testdata/overhead.sh $(BIN)
 
 # Short fuzzing of every parser; the seed corpora live in testdata/fuzz.
 FUZZTIME ?= 20s
