@@ -206,9 +206,17 @@ func (r *runner) watch(ctx context.Context, jobs []*job) error {
 	c := r.o.Cluster
 	tick := time.NewTicker(c.Poll)
 	defer tick.Stop()
+	var failing time.Time // since when reading the queue fails
 	for {
-		if err := r.poll(ctx, jobs); err != nil && ctx.Err() == nil {
-			return err
+		switch err := r.poll(ctx, jobs); {
+		case err == nil || ctx.Err() != nil:
+			failing = time.Time{}
+		case failing.IsZero():
+			// slurmctld restarting or failing over: keep asking a while.
+			failing = time.Now()
+			fmt.Fprintf(r.o.Progress, "%v; asking again for up to %s\n", err, queueOutage)
+		case time.Since(failing) > queueOutage:
+			return fmt.Errorf("%w (for %s; the jobs keep running: run again to attach to them)", err, queueOutage)
 		}
 		if allDone(jobs) {
 			return nil
@@ -220,6 +228,9 @@ func (r *runner) watch(ctx context.Context, jobs []*job) error {
 		}
 	}
 }
+
+// queueOutage is how long squeue may fail before the driver gives up.
+const queueOutage = 2 * time.Minute
 
 func allDone(jobs []*job) bool {
 	for _, j := range jobs {
@@ -247,8 +258,9 @@ func (r *runner) poll(ctx context.Context, jobs []*job) error {
 		}
 		st, ok := byID[j.id]
 		if !ok { // aged out of slurmctld's memory: ask the accounting
-			if st, err = c.Slurm.State(ctx, j.id); err != nil {
-				return err
+			if st, err = c.Slurm.Accounting(ctx, j.id); err != nil {
+				st = slurm.Status{ID: j.id, State: "UNKNOWN", Reason: "gone from squeue, and " + err.Error()}
+				j.done = true
 			}
 		}
 		r.observe(j, st)

@@ -161,9 +161,19 @@ func (c Client) State(ctx context.Context, id string) (Status, error) {
 			}
 		}
 	}
-	out, aerr := c.run(ctx, "sacct", "--noheader", "--parsable2", "--allocations", "--jobs="+id, "--format=JobID,State,Submit,Start,Reason,JobName,Comment")
-	if aerr != nil {
-		return Status{}, fmt.Errorf("job %s: not in squeue (%v) and sacct failed: %w", id, err, aerr)
+	st, aerr := c.Accounting(ctx, id)
+	if aerr != nil && err != nil {
+		return st, fmt.Errorf("job %s: squeue failed (%v) and %w", id, err, aerr)
+	}
+	return st, aerr
+}
+
+// Accounting is a job's state from sacct (slurmdbd), for a job that
+// slurmctld no longer lists.
+func (c Client) Accounting(ctx context.Context, id string) (Status, error) {
+	out, err := c.run(ctx, "sacct", "--noheader", "--parsable2", "--allocations", "--jobs="+id, "--format=JobID,State,Submit,Start,Reason,JobName,Comment")
+	if err != nil {
+		return Status{}, fmt.Errorf("job %s: sacct: %w", id, err)
 	}
 	return ParseSacct(out, id)
 }
