@@ -31,6 +31,7 @@ var messages = []entry{
 	// Section titles.
 	{"Conclusion", "结论", "Вывод"},
 	{"Serving command", "推理服务命令", "Команда обслуживания модели"},
+	{"The same configuration for deployment: %s.", "用于部署的同一配置：%s。", "Та же конфигурация для развёртывания: %s."},
 	{"Notes", "说明", "Примечания"},
 	{"Optimization objective", "优化目标", "Цель оптимизации"},
 	{"Experimental setup", "实验环境", "Условия эксперимента"},

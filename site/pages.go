@@ -13,6 +13,7 @@ import (
 
 	"servelab.dev/i18n"
 	d "servelab.dev/render/document"
+	"servelab.dev/render/export"
 	rhtml "servelab.dev/render/html"
 	"servelab.dev/render/markdown"
 	"servelab.dev/render/report"
@@ -67,6 +68,9 @@ func header(p *i18n.Printer, file, source string) template.HTML {
 
 func writeStudy(dir string, pg page, p *i18n.Printer, _ []page) error {
 	base := filepath.Join(dir, p.Lang(), pg.s.ID)
+	if err := export.WriteBeside(filepath.Join(dir, p.Lang()), pg.s, pg.a.Plan.Final); err != nil {
+		return err
+	}
 	var md bytes.Buffer
 	if err := markdown.Write(&md, pg.doc, p, markdown.Options{}); err != nil {
 		return err

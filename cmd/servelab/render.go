@@ -10,6 +10,7 @@ import (
 	"servelab.dev/execute/decide"
 	"servelab.dev/execute/store"
 	"servelab.dev/i18n"
+	"servelab.dev/render/export"
 	"servelab.dev/render/html"
 	"servelab.dev/render/markdown"
 	"servelab.dev/render/report"
@@ -86,6 +87,9 @@ func renderStudy(e *env, file, dir string, ls []*i18n.Printer, fm map[string]boo
 	}
 	doc := report.Build(s, a, a.Runs)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := export.WriteBeside(dir, s, a.Plan.Final); err != nil {
 		return err
 	}
 	for _, p := range ls {

@@ -27,6 +27,9 @@ type Text interface {
 type Format interface {
 	Esc(s string) string
 	Code(s string) string
+	// Link marks text (already in the format) as a link to a relative
+	// path servelab wrote; plain text drops the target.
+	Link(text, href string) string
 }
 
 // Plain is the format of text outside markup (chart titles, tests).
@@ -34,8 +37,9 @@ var Plain Format = plain{}
 
 type plain struct{}
 
-func (plain) Esc(s string) string  { return s }
-func (plain) Code(s string) string { return s }
+func (plain) Esc(s string) string     { return s }
+func (plain) Code(s string) string    { return s }
+func (plain) Link(t, _ string) string { return t }
 
 // String prints t in plain form.
 func String(t Text, p *i18n.Printer) string { return t.In(p, Plain) }
@@ -106,6 +110,14 @@ func (s sentences) In(p *i18n.Printer, f Format) string {
 	}
 	return Join{sep, s}.In(p, f)
 }
+
+// Link is a text linking to a file servelab wrote beside the document.
+type Link struct {
+	Text Text
+	Href string
+}
+
+func (l Link) In(p *i18n.Printer, f Format) string { return f.Link(l.Text.In(p, f), l.Href) }
 
 // Cap prints t with its first letter in upper case (for table cells and
 // chart legends that start with a metric name).

@@ -7,9 +7,13 @@ package export
 
 import (
 	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
+	"servelab.dev/execute/store"
 	"servelab.dev/schema"
 	"servelab.dev/schema/plan"
 )
@@ -21,6 +25,10 @@ var Formats = []string{"docker", "compose", "k8s", "gpustack"}
 func FileName(format string) string {
 	return map[string]string{"docker": "docker-run.sh", "compose": "compose.yaml", "k8s": "k8s.yaml", "gpustack": "gpustack-model.json"}[format]
 }
+
+// Dir is the folder, beside a study's reports, that servelab render and
+// the site write its exports to.
+func Dir(studyID string) string { return studyID + ".deploy" }
 
 // Port is where the exported engine listens.
 const Port = 8000
@@ -141,4 +149,27 @@ func Files(s *schema.Study, final *plan.Config, formats []string) (map[string][]
 		out[FileName(f)] = b
 	}
 	return out, nil
+}
+
+// WriteBeside writes every format into dir/Dir(s.ID), where the reports
+// in dir link to them; a study without a final configuration or an
+// image to deploy has no exports, and its reports no links.
+func WriteBeside(dir string, s *schema.Study, final *plan.Config) error {
+	if final == nil || s.Engines[final.Engine] == nil || s.Engines[final.Engine].ImageRef() == "" {
+		return nil
+	}
+	files, err := Files(s, final, []string{"all"})
+	if err != nil {
+		return err
+	}
+	out := filepath.Join(dir, Dir(s.ID))
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		if err := store.WriteAtomic(filepath.Join(out, name), files[name]); err != nil {
+			return err
+		}
+	}
+	return nil
 }

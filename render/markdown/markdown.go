@@ -257,6 +257,20 @@ func (mdFormat) Esc(s string) string {
 	return b.String()
 }
 
+// Link writes an inline link; the target is percent-encoded where
+// Markdown would end or misread it, so it stays one path.
+func (mdFormat) Link(text, href string) string {
+	var b strings.Builder
+	for _, c := range []byte(href) {
+		if c <= ' ' || c >= 0x7f || strings.IndexByte("()<>\\[]`\"'%", c) >= 0 {
+			fmt.Fprintf(&b, "%%%02X", c)
+		} else {
+			b.WriteByte(c)
+		}
+	}
+	return "[" + text + "](" + b.String() + ")"
+}
+
 func (mdFormat) Code(s string) string {
 	fence := strings.Repeat("`", longestRun(s, '`')+1)
 	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {

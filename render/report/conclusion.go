@@ -9,6 +9,7 @@ import (
 
 	"servelab.dev/execute/decide"
 	d "servelab.dev/render/document"
+	"servelab.dev/render/export"
 	"servelab.dev/schema/plan"
 )
 
@@ -26,6 +27,7 @@ func (b *builder) conclusion() {
 	b.doc.Add(d.Para{Text: d.M("Recommended configuration of %s on %s, for the %s:", d.Code(a.Final.Model), d.Lit(s.Hardware.GPU), goal)})
 	b.h(3, "serving-command", d.M("Serving command"))
 	b.doc.Add(d.CodeBlock{Lang: "bash", Body: heredocs(a.Final.Files) + MultiLine(a.Final.Env, a.Final.Argv)})
+	b.deployLinks()
 	if len(a.Validation) == 0 {
 		return
 	}
@@ -156,4 +158,19 @@ func heredocs(files map[string]string) string {
 		fmt.Fprintf(&b, "cat > %s <<'EOF'\n%sEOF\n", name, files[name])
 	}
 	return b.String()
+}
+
+// deployLinks points to the exports that servelab render and the site
+// write beside the report (the files of servelab export), when the
+// engine has an image to deploy.
+func (b *builder) deployLinks() {
+	if e := b.s.Engines[b.a.Final.Engine]; e == nil || e.ImageRef() == "" {
+		return
+	}
+	names := map[string]d.Text{"docker": d.Lit("docker run"), "compose": d.Lit("Docker Compose"), "k8s": d.Lit("Kubernetes"), "gpustack": d.Lit("GPUStack")}
+	var links []d.Text
+	for _, f := range export.Formats {
+		links = append(links, d.Link{Text: names[f], Href: export.Dir(b.s.ID) + "/" + export.FileName(f)})
+	}
+	b.doc.Add(d.Para{Text: d.M("The same configuration for deployment: %s.", d.Join{Sep: " · ", Parts: links})})
 }

@@ -54,6 +54,7 @@ func TestImportNotesUnderRuns(t *testing.T) {
 		}
 		text = fenceRE.ReplaceAllString(text, "")
 		text = codeSpanRE.ReplaceAllString(text, "")
+		text = linkRE.ReplaceAllString(text, "]")
 		for _, g := range longestFirst(gloss) {
 			text = strings.ReplaceAll(text, g, " ")
 		}
