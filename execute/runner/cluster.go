@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -61,6 +62,7 @@ func (r *runner) cluster(ctx context.Context) error {
 	for key := range runs.Runs {
 		r.had[key] = true
 	}
+	var flying []*job
 	first := true
 	for {
 		p, err := r.plan()
@@ -70,20 +72,23 @@ func (r *runner) cluster(ctx context.Context) error {
 		r.settle(p)
 		todo := r.todo(p, first)
 		first = false
-		if len(todo) == 0 {
-			r.sum.Decided = p.Final != nil && len(r.sum.Unsettled) == 0
-			return nil
-		}
-		jobs, err := r.submit(ctx, groups(todo))
+		jobs, err := r.submit(ctx, groups(todo), flying)
+		flying = append(flying, jobs...)
 		if err != nil {
 			return err
 		}
-		if err := r.watch(ctx, jobs); err != nil {
+		if len(flying) == 0 {
+			r.sum.Decided = p.Final != nil && len(r.sum.Unsettled) == 0
+			return nil
+		}
+		ended, err := r.watch(ctx, flying)
+		if err != nil {
 			return err
 		}
-		if err := r.settleJobs(jobs); err != nil {
+		if err := r.settleJobs(ended); err != nil {
 			return err
 		}
+		flying = slices.DeleteFunc(flying, func(j *job) bool { return j.done })
 	}
 }
 
@@ -106,8 +111,16 @@ func (r *runner) jobLog(group, id string) string {
 }
 
 // submit submits one job per group, or attaches to the job an earlier
-// driver submitted for it and that is still queued or running.
-func (r *runner) submit(ctx context.Context, gs [][]*plan.Trial) ([]*job, error) {
+// driver submitted for it and that is still queued or running. A group
+// whose job is still flying waits for it: that job may run the new
+// trials itself (the validation, on the engine it has up).
+func (r *runner) submit(ctx context.Context, gs [][]*plan.Trial, flying []*job) ([]*job, error) {
+	gs = slices.DeleteFunc(gs, func(g []*plan.Trial) bool {
+		return slices.ContainsFunc(flying, func(j *job) bool { return j.group == GroupKey(g[0]) })
+	})
+	if len(gs) == 0 {
+		return nil, nil
+	}
 	c := r.o.Cluster
 	known, err := c.Slurm.Jobs(ctx)
 	if err != nil {
@@ -123,6 +136,9 @@ func (r *runner) submit(ctx context.Context, gs [][]*plan.Trial) ([]*job, error)
 	for _, g := range gs {
 		gk := GroupKey(g[0])
 		j := &job{group: gk, name: r.jobName(gk), trials: g}
+		for _, t := range g {
+			r.done[t.Key] = true // tried by this run: not submitted again
+		}
 		if st, ok := active[j.name]; ok {
 			j.id, j.state = st.ID, st
 			r.sum.Cluster.Attached++
@@ -200,9 +216,10 @@ func (r *runner) jobFlags() []string {
 	return f
 }
 
-// watch follows jobs until each has ended. Interrupted, it cancels them
+// watch follows jobs until one or more have ended, and returns those:
+// the driver re-plans after each. Interrupted, it cancels them all
 // (scancel), waits for Slurm to confirm, and reports what it stopped.
-func (r *runner) watch(ctx context.Context, jobs []*job) error {
+func (r *runner) watch(ctx context.Context, jobs []*job) ([]*job, error) {
 	c := r.o.Cluster
 	tick := time.NewTicker(c.Poll)
 	defer tick.Stop()
@@ -216,14 +233,14 @@ func (r *runner) watch(ctx context.Context, jobs []*job) error {
 			failing = time.Now()
 			fmt.Fprintf(r.o.Progress, "%v; asking again for up to %s\n", err, queueOutage)
 		case time.Since(failing) > queueOutage:
-			return fmt.Errorf("%w (for %s; the jobs keep running: run again to attach to them)", err, queueOutage)
+			return nil, fmt.Errorf("%w (for %s; the jobs keep running: run again to attach to them)", err, queueOutage)
 		}
-		if allDone(jobs) {
-			return nil
+		if ended := slices.DeleteFunc(slices.Clone(jobs), func(j *job) bool { return !j.done }); len(ended) > 0 {
+			return ended, nil
 		}
 		select {
 		case <-ctx.Done():
-			return r.cancel(jobs)
+			return nil, r.cancel(jobs)
 		case <-tick.C:
 		}
 	}
@@ -343,7 +360,6 @@ func (r *runner) settleJobs(jobs []*job) error {
 			continue
 		}
 		for _, t := range j.trials {
-			r.done[t.Key] = true
 			if len(runs.Runs[t.Key]) == 0 {
 				r.sum.Failed++
 			}
