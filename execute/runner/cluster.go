@@ -122,9 +122,9 @@ func (r *runner) submit(ctx context.Context, gs [][]*plan.Trial, flying []*job) 
 		return nil, nil
 	}
 	c := r.o.Cluster
-	known, err := c.Slurm.Jobs(ctx)
+	known, err := r.queue(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("reading the queue: %w", err)
+		return nil, err
 	}
 	active := map[string]slurm.Status{}
 	for _, st := range known {
@@ -220,20 +220,11 @@ func (r *runner) jobFlags() []string {
 // the driver re-plans after each. Interrupted, it cancels them all
 // (scancel), waits for Slurm to confirm, and reports what it stopped.
 func (r *runner) watch(ctx context.Context, jobs []*job) ([]*job, error) {
-	c := r.o.Cluster
-	tick := time.NewTicker(c.Poll)
+	tick := time.NewTicker(r.o.Cluster.Poll)
 	defer tick.Stop()
-	var failing time.Time // since when reading the queue fails
 	for {
-		switch err := r.poll(ctx, jobs); {
-		case err == nil || ctx.Err() != nil:
-			failing = time.Time{}
-		case failing.IsZero():
-			// slurmctld restarting or failing over: keep asking a while.
-			failing = time.Now()
-			fmt.Fprintf(r.o.Progress, "%v; asking again for up to %s\n", err, queueOutage)
-		case time.Since(failing) > queueOutage:
-			return nil, fmt.Errorf("%w (for %s; the jobs keep running: run again to attach to them)", err, queueOutage)
+		if err := r.poll(ctx, jobs); err != nil && ctx.Err() == nil {
+			return nil, err
 		}
 		if ended := slices.DeleteFunc(slices.Clone(jobs), func(j *job) bool { return !j.done }); len(ended) > 0 {
 			return ended, nil
@@ -242,6 +233,29 @@ func (r *runner) watch(ctx context.Context, jobs []*job) ([]*job, error) {
 		case <-ctx.Done():
 			return nil, r.cancel(jobs)
 		case <-tick.C:
+		}
+	}
+}
+
+// queue lists the jobs; while slurmctld does not answer (restarting,
+// failing over) it asks again for up to queueOutage.
+func (r *runner) queue(ctx context.Context) ([]slurm.Status, error) {
+	var since time.Time
+	for {
+		jobs, err := r.o.Cluster.Slurm.Jobs(ctx)
+		switch {
+		case err == nil || ctx.Err() != nil:
+			return jobs, err
+		case since.IsZero():
+			since = time.Now()
+			fmt.Fprintf(r.o.Progress, "reading the queue: %v; asking again for up to %s\n", err, queueOutage)
+		case time.Since(since) > queueOutage:
+			return nil, fmt.Errorf("reading the queue: %w (for %s; the jobs keep running: run again to attach to them)", err, queueOutage)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(r.o.Cluster.Poll):
 		}
 	}
 }
@@ -261,9 +275,9 @@ func allDone(jobs []*job) bool {
 // poll reads the queue once and reports each job's new state.
 func (r *runner) poll(ctx context.Context, jobs []*job) error {
 	c := r.o.Cluster
-	queue, err := c.Slurm.Jobs(ctx)
+	queue, err := r.queue(ctx)
 	if err != nil {
-		return fmt.Errorf("reading the queue: %w", err)
+		return err
 	}
 	byID := map[string]slurm.Status{}
 	for _, st := range queue {
