@@ -99,18 +99,19 @@ const (
 
 // Reasons behind an outcome.
 const (
-	ReasonBetter       = "better"                    // significantly better by more than minGain
-	ReasonSingleRun    = "single-run"                // better by more than minGain, but no noise estimate
-	ReasonNotBetter    = "not-better"                // the best variant is not ahead
-	ReasonNoDifference = "no-significant-difference" // inside the noise
-	ReasonBelowMinGain = "below-min-gain"            // ahead, by no more than minGain
-	ReasonRunsMissing  = "runs-missing"
-	ReasonFailed       = "failed-requests" // a run failed more requests than the study allows
-	ReasonNoMetric     = "missing-metric"  // a record lacks the objective's metric
-	ReasonMeetsSLO     = "meets-slo"       // adopted: the incumbent breaks the SLO, the variant meets it
-	ReasonViolatesSLO  = "violates-slo"    // kept: no variant meets the SLO
-	ReasonNoneMeetSLO  = "no-candidate-meets-slo"
-	ReasonStoppedEarly = "stopped-early" // kept: the early-stopping rule stopped every variant
+	ReasonBetter          = "better"                    // significantly better by more than minGain
+	ReasonSingleRun       = "single-run"                // better by more than minGain, but no noise estimate
+	ReasonNotBetter       = "not-better"                // the best variant is not ahead
+	ReasonNoDifference    = "no-significant-difference" // inside the noise
+	ReasonBelowMinGain    = "below-min-gain"            // ahead, by no more than minGain
+	ReasonRunsMissing     = "runs-missing"
+	ReasonFailed          = "failed-requests" // a run failed more requests than the study allows
+	ReasonNoMetric        = "missing-metric"  // a record lacks the objective's metric
+	ReasonMeetsSLO        = "meets-slo"       // adopted: the incumbent breaks the SLO, the variant meets it
+	ReasonViolatesSLO     = "violates-slo"    // kept: no variant meets the SLO
+	ReasonNoneMeetSLO     = "no-candidate-meets-slo"
+	ReasonStoppedEarly    = "stopped-early"     // kept: the early-stopping rule stopped every variant
+	ReasonSameAsIncumbent = "same-as-incumbent" // kept: every variant runs the incumbent's own command
 )
 
 // decider implements plan.Decider over records and remembers what it
@@ -149,6 +150,13 @@ func (d *decider) Decide(st schema.Step, inc plan.Candidate, cands []plan.Candid
 	}
 	if dec, stop := d.check(out); stop {
 		return dec
+	}
+	if !st.IsSelect() && sameAsIncumbent(out) {
+		// A knob set to the engine's default adds no flag: comparing the
+		// incumbent with itself would decide on noise.
+		out.Outcome, out.Reason = Kept, ReasonSameAsIncumbent
+		out.Detail = "every variant runs the same command as the incumbent (a setting equal to the engine's default adds no flag)"
+		return plan.Decision{Winner: -1, State: plan.StepDecided}
 	}
 	if st.IsSelect() {
 		return d.selectOne(out, reference(inc, cands))
@@ -356,6 +364,17 @@ func (d *decider) detail(c *Comparison, reason string) string {
 		s += ", not better"
 	}
 	return s
+}
+
+// sameAsIncumbent reports whether every variant is the incumbent's own
+// configuration (the same trials).
+func sameAsIncumbent(out *Step) bool {
+	for _, o := range out.Options {
+		if o.Key != out.Incumbent.Key {
+			return false
+		}
+	}
+	return len(out.Options) > 0
 }
 
 func stoppedIndex(opts []Option) int {

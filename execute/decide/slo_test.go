@@ -82,3 +82,17 @@ func TestEarlyStopRule(t *testing.T) {
 		t.Error("the rule looked between looks")
 	}
 }
+
+// A variant that runs the incumbent's own command is not compared with
+// it: the step keeps the incumbent and says why.
+func TestSameAsIncumbent(t *testing.T) {
+	v := summarize([]float64{100}, false, 0.95)
+	out := &Step{Incumbent: &Option{Variant: "inc", Key: "k", Value: &v}, Options: []Option{{Variant: "on", Key: "k", Value: &v}}}
+	if !sameAsIncumbent(out) {
+		t.Error("same key not seen")
+	}
+	out.Options = append(out.Options, Option{Variant: "off", Key: "other", Value: &v})
+	if sameAsIncumbent(out) {
+		t.Error("a different variant counted as the same")
+	}
+}

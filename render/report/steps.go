@@ -265,6 +265,8 @@ func decisionText(s *schema.Study, ss *schema.Step, st decide.Step) d.Text {
 		return d.M("Not adopted: the gain of %s is not above the required %s, so the configuration adopted so far stays.", gain, minGain)
 	case decide.ReasonMeetsSLO:
 		return d.M("Adopted: %s: the configuration adopted so far breaks the service-level objective, and this variant meets it.", optionName(s, ss, *st.Adopted))
+	case decide.ReasonSameAsIncumbent:
+		return d.M("Not adopted: the variant runs the same command as the configuration adopted so far (its setting is the engine's default), so there is nothing to compare.")
 	case decide.ReasonStoppedEarly:
 		return d.M("Not adopted: the early-stopping rule stopped the variant part-way, once it could no longer beat the configuration adopted so far by %s; that configuration stays.", minGain)
 	case decide.ReasonViolatesSLO:
