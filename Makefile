@@ -23,8 +23,10 @@ test: vet site-deps chromium slurm-deps
 	$(GO) test ./...
 
 # The docs site from the committed studies and results (no GPU needed).
+# SITE_URL (the address it is published at) adds an absolute sitemap.xml.
+SITE_URL ?=
 site: build site-deps
-	$(BIN)/servelab site -o public
+	$(BIN)/servelab site -o public $(if $(SITE_URL),--base-url $(SITE_URL))
 
 # Preview the site on loopback.
 serve: build site-deps

@@ -208,6 +208,7 @@ func writeRoot(dir string) error {
 }
 
 func writeSitemap(dir string, pages []page, base string) error {
+	base = strings.TrimSuffix(base, "/") + "/"
 	var b bytes.Buffer
 	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
 	b.WriteString(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="http://www.w3.org/1999/xhtml">` + "\n")

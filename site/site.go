@@ -6,7 +6,8 @@
 //	<lang>/<study>.html        a study's report, with a language switcher and hreflang alternates
 //	<lang>/<study>.md          its Markdown source
 //	assets/                    ECharts (pinned npm package, with its licence), chart loader, styles
-//	sitemap.xml
+//	sitemap.xml                with absolute URLs, when --base-url gives the site's address
+//	.servelab-output           the marker: every file servelab wrote here
 //
 // Every page carries a Content-Security-Policy that allows requests to
 // its own origin only, and loads nothing from anywhere else. Building
@@ -18,6 +19,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -26,6 +28,7 @@ import (
 	"servelab.dev/execute/store"
 	"servelab.dev/i18n"
 	d "servelab.dev/render/document"
+	"servelab.dev/render/outdir"
 	"servelab.dev/render/report"
 	"servelab.dev/schema"
 )
@@ -38,7 +41,9 @@ type Options struct {
 	Studies string // folder of study files
 	Results string // results folder
 	ECharts string // the npm package folder (node_modules/echarts)
-	BaseURL string // absolute URL of the site root for the sitemap; "" writes relative paths
+	// BaseURL is the absolute http(s) URL of the site root, for the
+	// sitemap; "" writes no sitemap.
+	BaseURL string
 }
 
 // CSP allows the page's own origin only. Inline styles stay allowed
@@ -56,8 +61,24 @@ type page struct {
 }
 
 // Build writes the site into a new folder beside out, then replaces out
-// with it, so a failed build leaves the old site whole.
+// with it, so a failed build leaves the old site whole. out must be new,
+// empty, or a site servelab built (its marker lists every file): a folder
+// holding anything else is refused before any work, and only the files
+// servelab wrote are removed with the old site.
 func Build(out string, o Options) error {
+	if err := CheckBaseURL(o.BaseURL); err != nil {
+		return err
+	}
+	old, err := outdir.Written(out, "-o")
+	if err != nil {
+		return err
+	}
+	if foreign, err := outdir.Foreign(out, old); err != nil {
+		return err
+	} else if len(foreign) > 0 {
+		return fmt.Errorf("-o %s: %s was not written by servelab (%d such files); nothing was written: move them away or give another -o folder",
+			out, filepath.Join(out, foreign[0]), len(foreign))
+	}
 	pages, err := load(o)
 	if err != nil {
 		return err
@@ -70,22 +91,59 @@ func Build(out string, o Options) error {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
+	defer os.RemoveAll(tmp) // servelab's own temporary folder
 	if err := write(tmp, pages, o); err != nil {
 		return err
 	}
-	if err := os.Chmod(tmp, 0o755); err != nil {
+	if err := mark(tmp); err != nil {
 		return err
 	}
-	old := tmp + ".old"
-	if err := os.Rename(out, old); err != nil && !os.IsNotExist(err) {
+	return swap(tmp, out, old)
+}
+
+// CheckBaseURL accepts "" (no sitemap) or an absolute http(s) URL
+// without query or fragment.
+func CheckBaseURL(base string) error {
+	if base == "" {
+		return nil
+	}
+	u, err := url.Parse(base)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return fmt.Errorf("--base-url %q: want the absolute URL of the site root, e.g. https://example.org/servelab/", base)
+	}
+	return nil
+}
+
+// mark writes the marker that lists every file of the new site.
+func mark(dir string) error {
+	files, err := outdir.Foreign(dir, nil)
+	if err != nil {
+		return err
+	}
+	set := map[string]bool{}
+	for _, f := range files {
+		set[f] = true
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		return err
+	}
+	return store.WriteAtomic(filepath.Join(dir, outdir.Marker), outdir.Manifest(set))
+}
+
+// swap puts the new site at out and removes the old one's files.
+func swap(tmp, out string, old map[string]bool) error {
+	prev := tmp + ".old"
+	if err := os.Rename(out, prev); err != nil && !os.IsNotExist(err) {
 		return err
 	}
 	if err := os.Rename(tmp, out); err != nil {
-		os.Rename(old, out)
+		os.Rename(prev, out)
 		return err
 	}
-	return os.RemoveAll(old)
+	if _, err := os.Stat(prev); err != nil {
+		return nil
+	}
+	return outdir.RemoveWritten(prev, old)
 }
 
 func load(o Options) ([]page, error) {
@@ -148,6 +206,9 @@ func write(dir string, pages []page, o Options) error {
 	}
 	if err := writeRoot(dir); err != nil {
 		return err
+	}
+	if o.BaseURL == "" {
+		return nil // a sitemap needs absolute URLs (sitemaps.org); the command says so
 	}
 	return writeSitemap(dir, pages, o.BaseURL)
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"golang.org/x/net/html"
+
+	"servelab.dev/render/outdir"
 )
 
 // build writes the site from the committed studies and results. It needs
@@ -24,7 +26,7 @@ func build(t *testing.T) string {
 		t.Skipf("%s missing: run `make site-deps` (npm ci in site/) to test the site", ech)
 	}
 	out := filepath.Join(t.TempDir(), "public")
-	if err := Build(out, Options{Studies: "../studies", Results: "../results", ECharts: ech}); err != nil {
+	if err := Build(out, Options{Studies: "../studies", Results: "../results", ECharts: ech, BaseURL: "https://example.org/lab/"}); err != nil {
 		t.Fatal(err)
 	}
 	return out
@@ -148,12 +150,45 @@ func TestFailedBuildKeepsOldSite(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "public")
 	os.MkdirAll(out, 0o755)
 	os.WriteFile(filepath.Join(out, "keep.txt"), []byte("old"), 0o644)
+	os.WriteFile(filepath.Join(out, outdir.Marker), outdir.Manifest(map[string]bool{"keep.txt": true}), 0o644)
 	err := Build(out, Options{Studies: "../studies", Results: "../results", ECharts: filepath.Join(t.TempDir(), "none")})
 	if err == nil || !strings.Contains(err.Error(), "make site") {
 		t.Fatalf("err = %v", err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(out, "keep.txt")); string(b) != "old" {
 		t.Error("the old site was touched")
+	}
+}
+
+// A folder servelab did not make is refused before any work; a site it
+// made is replaced, and its files that the new build lacks go with it.
+func TestBuildRefusesForeignFolder(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "results")
+	os.MkdirAll(out, 0o755)
+	os.WriteFile(filepath.Join(out, "run.json"), []byte("{}"), 0o644)
+	err := Build(out, Options{Studies: "../studies", Results: "../results", ECharts: "none"})
+	if err == nil || !strings.Contains(err.Error(), "servelab did not create it") {
+		t.Fatalf("err = %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "run.json")); string(b) != "{}" {
+		t.Error("a file servelab did not write was touched")
+	}
+	dir := build(t)
+	os.WriteFile(filepath.Join(dir, "en", "gone.html"), []byte("old page"), 0o644)
+	old, _ := os.ReadFile(filepath.Join(dir, outdir.Marker))
+	os.WriteFile(filepath.Join(dir, outdir.Marker), append(old, "en/gone.html\n"...), 0o644)
+	if err := Build(dir, Options{Studies: "../studies", Results: "../results", ECharts: filepath.Join("node_modules", "echarts")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "en", "gone.html")); err == nil {
+		t.Error("a page servelab wrote before and no longer builds is still there")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "sitemap.xml")); err == nil {
+		t.Error("sitemap.xml written without a base URL")
+	}
+	matches, _ := filepath.Glob(filepath.Join(filepath.Dir(dir), ".site-*"))
+	if len(matches) > 0 {
+		t.Errorf("left behind: %v", matches)
 	}
 }
 

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"servelab.dev/execute/decide"
 	"servelab.dev/execute/store"
 	"servelab.dev/render/export"
+	"servelab.dev/render/outdir"
 )
 
 func runExport(e *env, args []string) error {
@@ -34,6 +34,11 @@ func runExport(e *env, args []string) error {
 	if *out == "" && (len(formats) != 1 || formats[0] == "all") {
 		return usagef("several formats need -o DIR; without it, give one --format to print")
 	}
+	if *out != "" {
+		if _, err := outdir.Written(*out, "-o"); err != nil {
+			return err // before any work: a folder servelab did not create is refused
+		}
+	}
 	s, err := loadStudy(pos[0])
 	if err != nil {
 		return err
@@ -56,15 +61,15 @@ func runExport(e *env, args []string) error {
 			return err
 		}
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
+	dir, err := outdir.Open(*out, "-o")
+	if err != nil {
 		return err
 	}
 	for _, name := range slices.Sorted(maps.Keys(files)) {
-		path := filepath.Join(*out, name)
-		if err := store.WriteAtomic(path, files[name]); err != nil {
+		if err := dir.Write(name, files[name]); err != nil {
 			return err
 		}
-		fmt.Fprintln(e.stdout, path)
+		fmt.Fprintln(e.stdout, filepath.Join(*out, name))
 	}
 	return nil
 }

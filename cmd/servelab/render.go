@@ -3,8 +3,9 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"os"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"servelab.dev/execute/decide"
@@ -13,6 +14,7 @@ import (
 	"servelab.dev/render/export"
 	"servelab.dev/render/html"
 	"servelab.dev/render/markdown"
+	"servelab.dev/render/outdir"
 	"servelab.dev/render/report"
 )
 
@@ -37,17 +39,24 @@ func runRender(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if _, err := outdir.Written(*out, "-o"); err != nil {
+		return err // before any work: a folder servelab did not create is refused
+	}
 	rs, err := loadRecords(store.Open(*results))
 	if err != nil {
 		return err
 	}
+	dir, err := outdir.Open(*out, "-o")
+	if err != nil {
+		return err
+	}
 	for _, file := range pos {
-		if err := renderStudy(e, file, *out, ls, fm, rs); err != nil {
+		if err := renderStudy(e, file, dir, ls, fm, rs); err != nil {
 			return err
 		}
 	}
 	if fm["html"] {
-		return writeAssets(filepath.Join(*out, "assets"))
+		return writeAssets(dir)
 	}
 	return nil
 }
@@ -76,7 +85,7 @@ func outFormats(list string) (map[string]bool, error) {
 	return out, nil
 }
 
-func renderStudy(e *env, file, dir string, ls []*i18n.Printer, fm map[string]bool, rs decide.Records) error {
+func renderStudy(e *env, file string, dir *outdir.Dir, ls []*i18n.Printer, fm map[string]bool, rs decide.Records) error {
 	s, err := loadStudy(file)
 	if err != nil {
 		return err
@@ -86,44 +95,44 @@ func renderStudy(e *env, file, dir string, ls []*i18n.Printer, fm map[string]boo
 		return err
 	}
 	doc := report.Build(s, a, a.Runs)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	beside, err := export.Beside(s, a.Plan.Final)
+	if err != nil {
 		return err
 	}
-	if err := export.WriteBeside(dir, s, a.Plan.Final); err != nil {
-		return err
+	for _, name := range slices.Sorted(maps.Keys(beside)) {
+		if err := dir.Write(name, beside[name]); err != nil {
+			return err
+		}
 	}
 	for _, p := range ls {
-		base := filepath.Join(dir, s.ID+"."+p.Lang())
+		base := s.ID + "." + p.Lang()
 		if fm["md"] {
 			var b bytes.Buffer
 			if err := markdown.Write(&b, doc, p, markdown.Options{}); err != nil {
 				return err
 			}
-			if err := writeAtomic(base+".md", b.Bytes()); err != nil {
+			if err := dir.Write(base+".md", b.Bytes()); err != nil {
 				return err
 			}
-			fmt.Fprintln(e.stdout, base+".md")
+			fmt.Fprintln(e.stdout, filepath.Join(dir.Path, base+".md"))
 		}
 		if fm["html"] {
 			var b bytes.Buffer
 			if err := html.Write(&b, doc, p, html.Options{Assets: "assets/"}); err != nil {
 				return err
 			}
-			if err := writeAtomic(base+".html", b.Bytes()); err != nil {
+			if err := dir.Write(base+".html", b.Bytes()); err != nil {
 				return err
 			}
-			fmt.Fprintln(e.stdout, base+".html")
+			fmt.Fprintln(e.stdout, filepath.Join(dir.Path, base+".html"))
 		}
 	}
 	return nil
 }
 
-func writeAssets(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
+func writeAssets(dir *outdir.Dir) error {
 	for name, data := range html.Assets() {
-		if err := writeAtomic(filepath.Join(dir, name), data); err != nil {
+		if err := dir.Write("assets/"+name, data); err != nil {
 			return err
 		}
 	}

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"crypto/sha256"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	cuecmd "cuelang.org/go/cmd/cue/cmd"
@@ -55,6 +58,8 @@ func TestScript(t *testing.T) {
 			"damage":      damage,
 			"exists-glob": existsGlob,
 			"grep-glob":   grepGlob,
+			"snapshot":    snapshot,
+			"unchanged":   unchanged,
 		},
 		Condition: func(cond string) (bool, error) {
 			if cond == "echarts" {
@@ -120,4 +125,57 @@ func grepGlob(ts *testscript.TestScript, neg bool, args []string) {
 	if found == neg {
 		ts.Fatalf("grep-glob %s %s: match %v in %d files", args[0], args[1], found, len(files))
 	}
+}
+
+// snapshot NAME DIR... records the sha256 of every file under the
+// folders, so that `unchanged NAME` can prove a failed command lost or
+// changed nothing.
+func snapshot(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: snapshot NAME DIR...")
+	}
+	var b strings.Builder
+	for _, dir := range args[1:] {
+		root := ts.MkAbs(dir)
+		err := filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+			if err != nil || e.IsDir() {
+				if e != nil && e.Name() == ".snapshots" {
+					return filepath.SkipDir
+				}
+				return err
+			}
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(&b, "%x %s\n", sha256.Sum256(data), p)
+			return nil
+		})
+		ts.Check(err)
+	}
+	ts.Check(os.MkdirAll(ts.MkAbs(".snapshots"), 0o755))
+	ts.Check(os.WriteFile(ts.MkAbs(".snapshots/"+args[0]), []byte(b.String()), 0o644))
+}
+
+// unchanged NAME fails unless every file snapshot NAME saw is still
+// there with the same bytes (new files are allowed).
+func unchanged(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: unchanged NAME")
+	}
+	list, err := os.ReadFile(ts.MkAbs(".snapshots/" + args[0]))
+	ts.Check(err)
+	n := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(list)), "\n") {
+		sum, path, _ := strings.Cut(line, " ")
+		data, err := os.ReadFile(path)
+		if err != nil {
+			ts.Fatalf("%s is gone: %v", path, err)
+		}
+		if fmt.Sprintf("%x", sha256.Sum256(data)) != sum {
+			ts.Fatalf("%s changed", path)
+		}
+		n++
+	}
+	ts.Logf("%d files unchanged", n)
 }

@@ -14,7 +14,7 @@ func runSite(e *env, args []string) error {
 	studies := fs.String("studies", "studies", "folder of study files")
 	results := fs.String("results", "results", "results folder")
 	echarts := fs.String("echarts", "site/node_modules/echarts", "the pinned npm echarts package (make site installs it)")
-	base := fs.String("base-url", "", "absolute URL of the site root, for the sitemap")
+	base := fs.String("base-url", "", "absolute URL the site will be published at (e.g. https://example.org/servelab/), for sitemap.xml; without it no sitemap is written")
 	serve := fs.String("serve", "", "after building, serve the site on this loopback address (e.g. 127.0.0.1:8080)")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -22,6 +22,9 @@ func runSite(e *env, args []string) error {
 	}
 	if len(pos) > 0 {
 		return usagef("unexpected arguments %q", pos)
+	}
+	if err := site.CheckBaseURL(*base); err != nil {
+		return usageError{err.Error()}
 	}
 	if *serve != "" {
 		if err := loopback(*serve); err != nil {
@@ -32,6 +35,9 @@ func runSite(e *env, args []string) error {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "site written to %s (open %s/en/index.html)\n", *out, *out)
+	if *base == "" {
+		fmt.Fprintln(e.stdout, "no sitemap.xml: a sitemap needs absolute URLs; give --base-url https://HOST/PATH/ for one")
+	}
 	if *serve == "" {
 		return nil
 	}

@@ -151,23 +151,38 @@ func Files(s *schema.Study, final *plan.Config, formats []string) (map[string][]
 	return out, nil
 }
 
+// Beside is every format's file for the study's final configuration,
+// named as the reports link to them (Dir(s.ID)/<file>); none for a
+// study without a final configuration or an image to deploy.
+func Beside(s *schema.Study, final *plan.Config) (map[string][]byte, error) {
+	if final == nil || s.Engines[final.Engine] == nil || s.Engines[final.Engine].ImageRef() == "" {
+		return nil, nil
+	}
+	files, err := Files(s, final, []string{"all"})
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]byte{}
+	for name, b := range files {
+		out[Dir(s.ID)+"/"+name] = b
+	}
+	return out, nil
+}
+
 // WriteBeside writes every format into dir/Dir(s.ID), where the reports
 // in dir link to them; a study without a final configuration or an
 // image to deploy has no exports, and its reports no links.
 func WriteBeside(dir string, s *schema.Study, final *plan.Config) error {
-	if final == nil || s.Engines[final.Engine] == nil || s.Engines[final.Engine].ImageRef() == "" {
-		return nil
-	}
-	files, err := Files(s, final, []string{"all"})
+	files, err := Beside(s, final)
 	if err != nil {
 		return err
 	}
-	out := filepath.Join(dir, Dir(s.ID))
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return err
-	}
 	for _, name := range slices.Sorted(maps.Keys(files)) {
-		if err := store.WriteAtomic(filepath.Join(out, name), files[name]); err != nil {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		if err := store.WriteAtomic(path, files[name]); err != nil {
 			return err
 		}
 	}
