@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -23,7 +24,7 @@ func runImport(e *env, args []string) error {
 	entry := fs.String("entry", "", "which run of a file holding several: its index (1-based), or rate=R and/or concurrency=C (default: the only one matching the trial)")
 	results := fs.String("results", "results", "results folder")
 	wait := fs.Duration("lock-wait", 30*time.Second, "how long to wait for another servelab holding the results folder")
-	replace := fs.Bool("replace", false, "replace the trial's existing runs with this one (git history keeps the old ones)")
+	replace := fs.Bool("replace", false, "replace the trial's existing runs with this one; they move to RESULTS/.replaced/KEY/ (printed), never deleted")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -113,19 +114,24 @@ func importInto(st *store.Store, s *schema.Study, in importSource, replace bool)
 	if err != nil {
 		return "", err
 	}
-	if replace {
-		for _, o := range old {
-			if o.Path != path {
-				if err := os.Remove(o.Path); err != nil {
-					return "", err
-				}
-			}
-		}
-	}
+	msg := fmt.Sprintf("%s%s: imported into %s as %s", in.file, entrySuffix(entry), where, path)
 	if !added {
-		return fmt.Sprintf("%s: same figures as %s, not added again (%s)", in.file, path, where), nil
+		msg = fmt.Sprintf("%s: same figures as %s, not added again (%s)", in.file, path, where)
 	}
-	return fmt.Sprintf("%s%s: imported into %s as %s", in.file, entrySuffix(entry), where, path), nil
+	if !replace {
+		return msg, nil
+	}
+	for _, o := range old {
+		if o.Path == path {
+			continue
+		}
+		aside, err := st.MoveAside(o)
+		if err != nil {
+			return "", fmt.Errorf("%s; replacing %s: %w", msg, o.Path, err)
+		}
+		msg += fmt.Sprintf("\nreplaced %s: moved to %s (restore it with mv into %s)", o.Path, aside, filepath.Dir(o.Path))
+	}
+	return msg, nil
 }
 
 // resolveImport finds the trial, the file's entry for it (and its

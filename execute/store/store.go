@@ -291,3 +291,48 @@ func (s *Store) OKWithSamples() (map[string][]*record.Record, map[*record.Record
 	}
 	return runs, samples, nil
 }
+
+// ReplacedDir is where replaced runs go, inside the results folder: out
+// of every reader's way (no trial key names it), and recoverable with a
+// plain mv back into results/<key>/.
+const ReplacedDir = ".replaced"
+
+// MoveAside takes run out of the store without losing it: the record
+// (and its samples sidecar) move to results/.replaced/<key>/, and the
+// new path is returned. Identical bytes already there (names are hashes)
+// make the move a removal of a copy. The caller must hold the lock.
+func (s *Store) MoveAside(run Run) (string, error) {
+	dir := filepath.Join(s.Dir, ReplacedDir, run.Record.Key)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	files := []string{run.Path}
+	if run.Record.Samples != "" {
+		files = append(files, filepath.Join(filepath.Dir(run.Path), run.Record.Samples))
+	}
+	for _, f := range files {
+		if err := moveNoClobber(f, filepath.Join(dir, filepath.Base(f))); err != nil {
+			return "", err
+		}
+	}
+	return filepath.Join(dir, filepath.Base(run.Path)), nil
+}
+
+// moveNoClobber renames from to to; when to exists with the same bytes,
+// from is a duplicate and goes; when it differs, nothing moves.
+func moveNoClobber(from, to string) error {
+	if _, err := os.Stat(from); errors.Is(err, os.ErrNotExist) {
+		return nil // a sidecar another replaced run already took
+	}
+	if old, err := os.ReadFile(to); err == nil {
+		cur, err := os.ReadFile(from)
+		if err != nil {
+			return err
+		}
+		if !bytes.Equal(old, cur) {
+			return fmt.Errorf("%s: %s already exists with other bytes; nothing moved", from, to)
+		}
+		return os.Remove(from)
+	}
+	return os.Rename(from, to)
+}
