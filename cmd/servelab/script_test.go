@@ -9,11 +9,15 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	cuecmd "cuelang.org/go/cmd/cue/cmd"
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"servelab.dev/execute/engine"
 )
 
 // -update (or SERVELAB_UPDATE=1) rewrites the expected output inside the
@@ -59,6 +63,8 @@ func TestScript(t *testing.T) {
 			"exists-glob": existsGlob,
 			"grep-glob":   grepGlob,
 			"snapshot":    snapshot,
+			"unrelated":   unrelated,
+			"alive":       alive,
 			"unchanged":   unchanged,
 		},
 		Condition: func(cond string) (bool, error) {
@@ -178,4 +184,37 @@ func unchanged(ts *testscript.TestScript, neg bool, args []string) {
 		n++
 	}
 	ts.Logf("%d files unchanged", n)
+}
+
+// unrelated NAME starts a process servelab has nothing to do with (a
+// sleep in its own process group), stopped when the script ends, and
+// writes NAME.pid (its pid, as an old pid file had it) and NAME.forged
+// (its identity with another start time, as after a pid was reused).
+func unrelated(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: unrelated NAME")
+	}
+	cmd := exec.Command("sleep", "600")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	ts.Check(cmd.Start())
+	ts.Defer(func() { cmd.Process.Kill(); cmd.Wait() })
+	id, err := engine.Identify(cmd.Process.Pid)
+	ts.Check(err)
+	id.Start++
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]+".pid"), []byte(strconv.Itoa(id.Pid)+"\n"), 0o644))
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]+".forged"), id.Encode(), 0o644))
+}
+
+// alive NAME fails unless the process of NAME.pid is still running.
+func alive(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: alive NAME")
+	}
+	b, err := os.ReadFile(ts.MkAbs(args[0] + ".pid"))
+	ts.Check(err)
+	stat, err := os.ReadFile("/proc/" + strings.TrimSpace(string(b)) + "/stat")
+	up := err == nil && !strings.Contains(string(stat), ") Z ")
+	if up == neg {
+		ts.Fatalf("process %s running: %v", strings.TrimSpace(string(b)), up)
+	}
 }

@@ -33,6 +33,10 @@ type Spec struct {
 	GPUs      string // CUDA_VISIBLE_DEVICES, "" to leave it as is
 	Log       string // file the engine's output goes to
 	Image     string // container image, for launchers that run one
+	// PidFile, when set, receives the engine's Identity right after the
+	// launch (before the health wait) and is removed once it has stopped,
+	// so that a run that dies leaves the next one what it needs to reap.
+	PidFile string
 	// Port is the port to use; 0 picks a free one. When the port turns
 	// out to be taken, Start tries again on a free one.
 	Port int
@@ -45,6 +49,7 @@ type Process struct {
 	exited chan struct{}
 	err    error
 	log    string
+	pid    string // the pid file, removed by Stop
 	// Launch, Health and Teardown are how long each phase took.
 	Launch, Health, Teardown time.Duration
 }
@@ -95,8 +100,12 @@ func start(ctx context.Context, s Spec, timeout time.Duration) (*Process, error)
 		logf.Close()
 		return nil, fmt.Errorf("starting %s: %w", argv[0], err)
 	}
-	p := &Process{URL: fmt.Sprintf("http://127.0.0.1:%d", port), cmd: cmd, exited: make(chan struct{}), log: s.Log}
+	p := &Process{URL: fmt.Sprintf("http://127.0.0.1:%d", port), cmd: cmd, exited: make(chan struct{}), log: s.Log, pid: s.PidFile}
 	go func() { p.err = cmd.Wait(); logf.Close(); close(p.exited) }()
+	if err := p.record(s.PidFile); err != nil {
+		p.Stop()
+		return p, err
+	}
 	p.Launch = time.Since(began)
 	hb := time.Now()
 	err = p.waitHealthy(ctx, s.Health, timeout)
@@ -150,7 +159,7 @@ func (p *Process) Exited() (bool, error) {
 	}
 }
 
-// Pgid is the engine's process group, for the run's pid file.
+// Pgid is the engine's process group.
 func (p *Process) Pgid() int { return p.cmd.Process.Pid }
 
 // Stop sends SIGTERM to the engine's process group and SIGKILL after a
@@ -158,6 +167,9 @@ func (p *Process) Pgid() int { return p.cmd.Process.Pid }
 func (p *Process) Stop() {
 	began := time.Now()
 	defer func() { p.Teardown = time.Since(began) }()
+	if p.pid != "" {
+		defer os.Remove(p.pid)
+	}
 	select {
 	case <-p.exited:
 		return
@@ -194,18 +206,6 @@ func Tail(path string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return "  " + strings.Join(lines, "\n  ")
-}
-
-// KillGroup ends a process group left by a servelab that died (its pid
-// file names it); a group that no longer exists is fine.
-func KillGroup(pgid int) bool {
-	if pgid <= 0 || syscall.Kill(-pgid, 0) != nil {
-		return false
-	}
-	syscall.Kill(-pgid, syscall.SIGTERM)
-	time.Sleep(2 * time.Second)
-	syscall.Kill(-pgid, syscall.SIGKILL)
-	return true
 }
 
 // WaitGPUFree waits until nvidia-smi reports the GPUs' memory released

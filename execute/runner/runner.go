@@ -13,10 +13,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -107,24 +105,26 @@ func Run(ctx context.Context, s *schema.Study, o Options) (Summary, error) {
 		return r.sum, r.cluster(ctx)
 	}
 	r.reapOrphan()
+	for _, f := range r.st.CleanTemp() {
+		fmt.Fprintf(o.Progress, "removed %s, left by a servelab killed mid-write\n", f)
+	}
 	err = r.loop(ctx)
 	return r.sum, err
 }
 
-// pidFile names an engine process group a run has up, so that the next
-// run can stop it if servelab itself died.
-func (r *runner) pidFile(pgid int) string {
-	return filepath.Join(r.o.Results, fmt.Sprintf(".engine-%d.pid", pgid))
+// pidFile holds the identity of an engine a run has up (engine.Spec's
+// PidFile), so that the next run can stop it if servelab itself died.
+func (r *runner) pidFile(key string) string {
+	return filepath.Join(r.o.Results, ".engine-"+key[:16]+".pid")
 }
 
+// reapOrphan stops the engines a dead run left up, once their identity
+// is proved, and removes every pid file; it runs under the lock, so no
+// live run owns one of them.
 func (r *runner) reapOrphan() {
 	files, _ := filepath.Glob(filepath.Join(r.o.Results, ".engine*.pid"))
 	for _, f := range files {
-		b, _ := os.ReadFile(f)
-		if pgid, _ := strconv.Atoi(strings.TrimSpace(string(b))); engine.KillGroup(pgid) {
-			fmt.Fprintf(r.o.Progress, "stopped engine process group %d left by an earlier run\n", pgid)
-		}
-		os.Remove(f)
+		fmt.Fprintln(r.o.Progress, engine.Reap(f))
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"servelab.dev/execute/decide"
+	"servelab.dev/execute/engine"
 	"servelab.dev/execute/store"
 	"servelab.dev/schema"
 	"servelab.dev/schema/plan"
@@ -103,8 +104,8 @@ func TestDiskFull(t *testing.T) {
 	}
 }
 
-// An engine group left behind by a servelab that died (its pid file) is
-// stopped by the next run.
+// An engine group left behind by a servelab that died (its pid file,
+// which proves the process is the engine) is stopped by the next run.
 func TestReapsOrphanEngine(t *testing.T) {
 	s := study(t, fourProfiles)
 	dir := t.TempDir()
@@ -116,7 +117,11 @@ func TestReapsOrphanEngine(t *testing.T) {
 	done := make(chan struct{})
 	go func() { orphan.Wait(); close(done) }()
 	os.MkdirAll(dir, 0o755)
-	os.WriteFile(filepath.Join(dir, ".engine-1.pid"), []byte(fmt.Sprint(orphan.Process.Pid)), 0o644)
+	id, err := engine.Identify(orphan.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, ".engine-0123456789abcdef.pid"), id.Encode(), 0o644)
 	var log strings.Builder
 	if _, err := Run(context.Background(), s, Options{Results: dir, Simulate: true, SimPath: simBin, Progress: &log, MaxTrials: 1}); err != nil {
 		t.Fatal(err)

@@ -35,6 +35,11 @@ func (r *runner) group(ctx context.Context, g []*plan.Trial, gpus []string) erro
 	logPath := filepath.Join(dir, "engine.log")
 	spec := engine.Spec{Name: t0.Key, Argv: argv, Env: launchEnv(t0.Env, e.Def.CacheReset), FlagStyle: e.Def.FlagStyle, HostFlag: e.Def.HostFlag,
 		PortFlag: e.Def.PortFlag, Health: e.Def.Health, GPUs: strings.Join(gpus, ","), Log: logPath, Image: e.ImageRef()}
+	// In a cluster job the scheduler ends what the job leaves, and a pid
+	// file on the shared folder would name a process of another node.
+	if r.o.Group == "" {
+		spec.PidFile = r.pidFile(t0.Key)
+	}
 	fmt.Fprintf(r.o.Progress, "launch %s %s (%d trials%s): %s\n", t0.Kind, t0.Version, len(g), onGPUs(gpus), t0.Command)
 	engine.WaitGPUFree(ctx, 2*time.Minute)
 	proc, err := r.o.Launcher.Launch(ctx, spec, r.o.HealthTimeout)
@@ -51,22 +56,12 @@ func (r *runner) group(ctx context.Context, g []*plan.Trial, gpus []string) erro
 	if err != nil {
 		return r.failAll(g, "engine did not start: "+err.Error())
 	}
-	// In a cluster job the scheduler ends what the job leaves, and a pid
-	// file on the shared folder would name a process of another node.
-	pid := ""
-	if r.o.Group == "" {
-		pid = r.pidFile(proc.Pgid())
-		os.WriteFile(pid, []byte(fmt.Sprint(proc.Pgid())), 0o644)
-	}
 	var ran []string
 	defer func() {
 		proc.Stop()
 		r.mu.Lock()
 		r.sum.Overhead += proc.Timing().Teardown
 		r.mu.Unlock()
-		if pid != "" {
-			os.Remove(pid)
-		}
 		for _, key := range ran[min(1, len(ran)):] {
 			copyLog(logPath, filepath.Join(r.o.Results, key, "engine.log"))
 		}

@@ -28,6 +28,7 @@ func (s *Store) LockFile(name string, wait time.Duration, who string) (unlock fu
 	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
 		return nil, err
 	}
+	ignoreRuntimeFiles(s.Dir)
 	path := filepath.Join(s.Dir, name)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
@@ -57,4 +58,35 @@ func (s *Store) LockFile(name string, wait time.Duration, who string) (unlock fu
 		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 		f.Close()
 	}, nil
+}
+
+// gitignore keeps the files that only mean something while a servelab
+// runs (the lock, engine pid files, temporary files of atomic writes)
+// out of git, in any results folder.
+const gitignore = "# written by servelab: files that only mean something while servelab runs\n.lock\n.lock-group-*\n.engine-*.pid\n.engine-*.pid.tmp\n.tmp-*\n"
+
+// ignoreRuntimeFiles writes results/.gitignore when there is none; one
+// that exists is the project's and is left as it is.
+func ignoreRuntimeFiles(dir string) {
+	path := filepath.Join(dir, ".gitignore")
+	if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
+		writeAtomic(path, []byte(gitignore))
+	}
+}
+
+// CleanTemp removes the temporary files that a writer killed between
+// its write and its rename left (.tmp-* in the folder and in each
+// trial's folder), and returns their paths. Call it holding the lock:
+// then no live writer owns one.
+func (s *Store) CleanTemp() []string {
+	var gone []string
+	for _, pat := range []string{".tmp-*", "*/.tmp-*", ".engine-*.pid.tmp"} {
+		files, _ := filepath.Glob(filepath.Join(s.Dir, pat))
+		for _, f := range files {
+			if os.Remove(f) == nil {
+				gone = append(gone, f)
+			}
+		}
+	}
+	return gone
 }
