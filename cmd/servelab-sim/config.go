@@ -28,6 +28,7 @@ type faults struct {
 	SlowStart           time.Duration
 	HTTP500, Cut, Stall float64
 	ExitAfter           int // exit (as a crash) after this many requests
+	EndlessLine         bool
 }
 
 // switches are the engine flags that take no value.
@@ -203,6 +204,8 @@ func (c *config) faults(spec string) error {
 			c.Faults.Cut, err = strconv.ParseFloat(v, 64)
 		case "stall":
 			c.Faults.Stall, err = strconv.ParseFloat(v, 64)
+		case "endless-line":
+			c.Faults.EndlessLine = true
 		case "exit-after":
 			c.Faults.ExitAfter, err = strconv.Atoi(v)
 		default:

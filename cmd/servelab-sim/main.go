@@ -16,7 +16,8 @@
 // step 30 % shorter. SERVELAB_SIM_TIMING overrides the constants
 // ("step=6ms,per-seq=50us,prefill=20us"). SERVELAB_SIM_FAULT injects
 // faults: crash, unhealthy, slow-start=2s, http500=0.1, cut=0.1, stall=0.1,
-// exit-after=N (dies after N requests).
+// exit-after=N (dies after N requests), endless-line (every stream is one
+// data line that never ends, until the client hangs up).
 package main
 
 import (

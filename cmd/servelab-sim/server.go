@@ -183,6 +183,10 @@ func (s *server) stream(w http.ResponseWriter, r *http.Request, req *request, n 
 	fl, _ := w.(http.Flusher)
 	chat := strings.HasSuffix(r.URL.Path, "/chat/completions")
 	id := "cmpl-sim-" + strconv.FormatInt(n, 10)
+	if s.cfg.Faults.EndlessLine {
+		endless(w, fl, r)
+		return
+	}
 	if chat {
 		writeEvent(w, fl, chunk(id, s.cfg.Model, chat, "", true))
 	}
@@ -205,6 +209,20 @@ func (s *server) stream(w http.ResponseWriter, r *http.Request, req *request, n 
 		writeEvent(w, fl, b)
 	}
 	writeEvent(w, fl, []byte("[DONE]"))
+}
+
+// endless writes one data line that never ends, until the client goes.
+func endless(w http.ResponseWriter, fl http.Flusher, r *http.Request) {
+	w.Write([]byte(`data: {"choices":[{"text":"`))
+	block := []byte(strings.Repeat("x", 32<<10))
+	for r.Context().Err() == nil {
+		if _, err := w.Write(block); err != nil {
+			return
+		}
+		if fl != nil {
+			fl.Flush()
+		}
+	}
 }
 
 func chunk(id, model string, chat bool, text string, role bool) []byte {

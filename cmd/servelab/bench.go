@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -30,6 +29,15 @@ type benchFlags struct {
 }
 
 func runBench(e *env, args []string) error {
+	b, err := parseBench(e, args)
+	if err != nil {
+		return err
+	}
+	return bench(e, b)
+}
+
+// parseBench reads and checks the flags; nothing is sent before both pass.
+func parseBench(e *env, args []string) (benchFlags, error) {
 	fs := newFlags(e, "bench", "--target URL --model NAME [--kind constant|poisson|concurrency] [--rate R | --concurrency N] [--dataset FILE | --random IN,OUT] [-o record.json]")
 	var b benchFlags
 	fs.StringVar(&b.target, "target", "", "base URL of the OpenAI-compatible server")
@@ -51,15 +59,23 @@ func runBench(e *env, args []string) error {
 	fs.DurationVar(&b.wait, "wait", 0, "wait this long for the target's /health before starting")
 	pos, err := parse(fs, args)
 	if err != nil {
-		return err
+		return b, err
 	}
 	if len(pos) > 0 || b.target == "" || b.model == "" || (b.data == "") == (b.random == "") {
-		return usagef("want --target, --model and one of --dataset or --random")
+		return b, usagef("want --target, --model and one of --dataset or --random")
 	}
-	return bench(e, b)
+	if b.random != "" {
+		if _, _, err := parseRandom(b.random); err != nil {
+			return b, err
+		}
+	}
+	return b, checkBench(b)
 }
 
 func bench(e *env, b benchFlags) error {
+	if err := freshOutput(b.out); err != nil {
+		return err
+	}
 	if err := waitHealthy(b.target, b.wait); err != nil {
 		return err
 	}
@@ -69,43 +85,50 @@ func bench(e *env, b benchFlags) error {
 	}
 	l := load.Load{Kind: b.kind, Rate: b.rate, Burstiness: b.burst, Concurrency: b.conc, Requests: b.requests,
 		Warmup: b.warmup, Seed: b.seed, Timeout: b.timeout, MaxDuration: b.maxDur, IgnoreEOS: b.ignoreEOS}
-	if b.kind == "concurrency" && b.conc <= 0 {
-		return usagef("--kind concurrency needs --concurrency N")
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	began := time.Now().UTC()
-	samples, err := load.Run(ctx, load.Target{URL: b.target, Model: b.model, API: b.api}, l, set.Prompts)
+	samples, err := load.RunPrompts(ctx, load.Target{URL: b.target, Model: b.model, API: b.api}, l, set.prompts)
 	if err != nil {
 		return err
 	}
 	r := benchRecord(b, ds, began, samples)
-	if set.Estimated {
+	if set.estimated {
 		r.Notes = append(r.Notes, "prompt and output lengths estimated from characters: the server has no /tokenize")
 	}
 	fmt.Fprint(e.stdout, report.Block(r.Trial, r.Metrics, nil))
 	for _, why := range r.Metrics.FailReasons {
 		fmt.Fprintf(e.stdout, "failed: %s\n", why)
 	}
-	if b.out == "" {
-		return nil
+	if b.out != "" {
+		if err := writeBenchRecord(b.out, r, samples); err != nil {
+			return err
+		}
 	}
-	return writeBenchRecord(b.out, r, samples)
+	if r.Status == "failed" {
+		return fmt.Errorf("%s (%d requests failed; the reasons are above)", r.Reason, r.Metrics.Failed)
+	}
+	return nil
 }
 
-func benchPrompts(b benchFlags) (dataset.Set, plan.DatasetSpec, error) {
+// benchSet is the prompts of a bench run: random ones are made as they
+// are sent, so no request count fills the memory with prompts.
+type benchSet struct {
+	prompts   load.Prompts
+	estimated bool
+}
+
+func benchPrompts(b benchFlags) (benchSet, plan.DatasetSpec, error) {
 	n := b.requests + b.warmup
 	if b.random != "" {
-		in, out, ok := strings.Cut(b.random, ",")
-		il, err1 := strconv.Atoi(in)
-		ol, err2 := strconv.Atoi(out)
-		if !ok || err1 != nil || err2 != nil || il <= 0 || ol <= 0 {
-			return dataset.Set{}, plan.DatasetSpec{}, usagef("--random %q: want INPUT,OUTPUT token counts", b.random)
+		il, ol, err := parseRandom(b.random)
+		if err != nil {
+			return benchSet{}, plan.DatasetSpec{}, err
 		}
-		return dataset.Random(il, ol, 0, 0, n, b.seed), plan.DatasetSpec{Name: "random", InputLen: il, OutputLen: ol}, nil
+		return benchSet{prompts: dataset.RandomSource(il, ol, 0, 0, n, b.seed)}, plan.DatasetSpec{Name: "random", InputLen: il, OutputLen: ol}, nil
 	}
 	set, err := dataset.ShareGPT(b.data, "", n, b.seed, dataset.EngineTokenizer(b.target, b.model))
-	return set, plan.DatasetSpec{Name: "sharegpt", File: filepath.Base(b.data)}, err
+	return benchSet{load.List(set.Prompts), set.Estimated}, plan.DatasetSpec{Name: "sharegpt", File: filepath.Base(b.data)}, err
 }
 
 func benchRecord(b benchFlags, ds plan.DatasetSpec, began time.Time, samples []record.Sample) *record.Record {
@@ -161,6 +184,21 @@ func writeBenchRecord(path string, r *record.Record, samples []record.Sample) er
 		return err
 	}
 	return writeAtomic(path, data)
+}
+
+// freshOutput refuses an -o record (or its samples) that exists: bench
+// never writes over a file.
+func freshOutput(path string) error {
+	if path == "" {
+		return nil
+	}
+	side := filepath.Join(filepath.Dir(path), filepath.Base(strings.TrimSuffix(path, ".json"))+".samples.jsonl.gz")
+	for _, p := range []string{path, side} {
+		if _, err := os.Lstat(p); err == nil {
+			return usagef("-o %s: %s exists; bench never writes over a file: give a new name", path, p)
+		}
+	}
+	return nil
 }
 
 // waitHealthy polls the target's /health until it answers 200.

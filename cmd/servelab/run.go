@@ -7,12 +7,13 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
+	"strings"
 	"time"
 
 	"servelab.dev/execute/decide"
 	"servelab.dev/execute/engine"
+	"servelab.dev/execute/host"
 	"servelab.dev/execute/runner"
 	"servelab.dev/execute/store"
 	"servelab.dev/schema/plan"
@@ -43,8 +44,14 @@ func runRun(e *env, args []string) error {
 	if len(pos) != 1 {
 		return usagef("want one study file, got %d arguments", len(pos))
 	}
-	if *gpus != "" {
-		o.GPUs = strings.Split(*gpus, ",")
+	if o.GPUs, err = parseGPUs(*gpus, len(host.GPUs())); err != nil {
+		return err
+	}
+	if o.MaxTrials < 0 {
+		return usagef("--max-trials %d: want 0 (no limit) or more", o.MaxTrials)
+	}
+	if o.HealthTimeout <= 0 {
+		return usagef("--health-timeout %s: want a positive duration (e.g. 20m)", o.HealthTimeout)
 	}
 	switch {
 	case *container != "" && o.Simulate:

@@ -86,7 +86,7 @@ func ShareGPT(path, sha string, n int, seed uint64, tok Tokenizer) (Set, error) 
 		return Set{}, fmt.Errorf("%s: no valid conversation (two turns, 4..1024 prompt tokens)", path)
 	}
 	for i := 0; len(set.Prompts) < n; i++ {
-		set.Prompts = append(set.Prompts, set.Prompts[i])
+		set.Prompts = append(set.Prompts, set.Prompts[i]) // copies of the header: the texts are shared
 	}
 	return set, nil
 }
@@ -100,24 +100,47 @@ func estimate(text string) (int, error) { return max(1, (len(text)+3)/4), nil }
 // from a seeded generator. Sent to /v1/completions with ignore_eos, they
 // need no tokenizer and produce exactly their output budget.
 func Random(in, out int, r float64, prefix, n int, seed uint64) Set {
-	rng := rand.New(rand.NewPCG(seed, 0x7a2d0f11))
-	span := func(l int) int {
-		lo, hi := int(math.Floor(float64(l)*(1-r))), int(math.Ceil(float64(l)*(1+r)))
-		return max(1, lo+rng.IntN(hi-lo+1))
+	src := RandomSource(in, out, r, prefix, n, seed)
+	set := Set{Prompts: make([]load.Prompt, n)}
+	for i := range set.Prompts {
+		set.Prompts[i] = src.At(i)
 	}
+	return set
+}
+
+// RandomSource is Random made lazily: prompt i is drawn from its own
+// seeded generator when it is sent, so a run of any length holds only
+// the prompts in flight.
+func RandomSource(in, out int, r float64, prefix, n int, seed uint64) load.Prompts {
+	rng := rand.New(rand.NewPCG(seed, 0x7a2d0f11))
 	shared := make([]int, prefix)
 	for i := range shared {
 		shared[i] = 100 + rng.IntN(20000)
 	}
-	set := Set{}
-	for i := 0; i < n; i++ {
-		ids := append([]int(nil), shared...)
-		for k := span(in); k > 0; k-- {
-			ids = append(ids, 100+rng.IntN(20000))
-		}
-		set.Prompts = append(set.Prompts, load.Prompt{TokenIDs: ids, MaxTokens: span(out), InputTokens: len(ids)})
+	return &randomSource{in: in, out: out, r: r, shared: shared, n: n, seed: seed}
+}
+
+type randomSource struct {
+	in, out int
+	r       float64
+	shared  []int
+	n       int
+	seed    uint64
+}
+
+func (s *randomSource) Len() int { return s.n }
+
+func (s *randomSource) At(i int) load.Prompt {
+	rng := rand.New(rand.NewPCG(s.seed, 0x7a2d0f11^(uint64(i+1)*0x9e3779b97f4a7c15)))
+	span := func(l int) int {
+		lo, hi := int(math.Floor(float64(l)*(1-s.r))), int(math.Ceil(float64(l)*(1+s.r)))
+		return max(1, lo+rng.IntN(hi-lo+1))
 	}
-	return set
+	ids := append(make([]int, 0, len(s.shared)+s.in), s.shared...)
+	for k := span(s.in); k > 0; k-- {
+		ids = append(ids, 100+rng.IntN(20000))
+	}
+	return load.Prompt{TokenIDs: ids, MaxTokens: span(s.out), InputTokens: len(ids)}
 }
 
 // EngineTokenizer counts tokens with the engine's /tokenize endpoint

@@ -80,3 +80,24 @@ func TestRandom(t *testing.T) {
 		t.Error("not deterministic")
 	}
 }
+
+// The lazy source makes the same prompts as the list, whatever order
+// they are asked in, and holds none: a billion-request source costs
+// nothing until its prompts are sent.
+func TestRandomSourceIsLazy(t *testing.T) {
+	list := Random(64, 8, 0.3, 4, 20, 7).Prompts
+	src := RandomSource(64, 8, 0.3, 4, 20, 7)
+	for i := len(list) - 1; i >= 0; i-- {
+		if !reflect.DeepEqual(src.At(i), list[i]) {
+			t.Fatalf("prompt %d differs", i)
+		}
+	}
+	if reflect.DeepEqual(list[0].TokenIDs, list[1].TokenIDs) {
+		t.Error("two prompts are the same")
+	}
+	huge := RandomSource(1024, 128, 0, 0, 1_000_000_000, 1)
+	allocs := testing.AllocsPerRun(3, func() { huge.At(999_999_999) })
+	if huge.Len() != 1_000_000_000 || allocs > 4 {
+		t.Errorf("len %d, %v allocations a prompt", huge.Len(), allocs)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"servelab.dev/execute/record"
@@ -49,11 +50,39 @@ type Load struct {
 	IgnoreEOS   bool
 }
 
-// Run sends the warm-up requests, then the measured ones on the load's
-// schedule, and returns one sample per request. prompts are used in
-// order and reused cyclically.
+// Prompts is where requests take their prompts: a List, or a generator
+// that makes prompt i when it is sent, so that a long run holds no
+// prompt it is not sending.
+type Prompts interface {
+	Len() int
+	At(i int) Prompt
+}
+
+// List is prompts held in memory.
+type List []Prompt
+
+func (l List) Len() int        { return len(l) }
+func (l List) At(i int) Prompt { return l[i] }
+
+// offset is prompts from the n-th on, cyclically.
+type offset struct {
+	p Prompts
+	n int
+}
+
+func (o offset) Len() int        { return o.p.Len() }
+func (o offset) At(i int) Prompt { return o.p.At((o.n + i) % o.p.Len()) }
+
+// Run is RunPrompts with prompts held in memory.
 func Run(ctx context.Context, t Target, l Load, prompts []Prompt) ([]record.Sample, error) {
-	if len(prompts) == 0 {
+	return RunPrompts(ctx, t, l, List(prompts))
+}
+
+// RunPrompts sends the warm-up requests, then the measured ones on the
+// load's schedule, and returns one sample per request. prompts are used
+// in order and reused cyclically.
+func RunPrompts(ctx context.Context, t Target, l Load, prompts Prompts) ([]record.Sample, error) {
+	if prompts.Len() == 0 {
 		return nil, errors.New("no prompts")
 	}
 	c := newClient(t, l)
@@ -63,7 +92,7 @@ func Run(ctx context.Context, t Target, l Load, prompts []Prompt) ([]record.Samp
 		defer cancel()
 	}
 	warm := c.warmup(ctx, l, prompts)
-	rest := rotate(prompts, l.Warmup)
+	rest := offset{prompts, l.Warmup % prompts.Len()}
 	var measured []record.Sample
 	if l.Kind == "concurrency" {
 		measured = c.closed(ctx, l, rest)
@@ -71,14 +100,6 @@ func Run(ctx context.Context, t Target, l Load, prompts []Prompt) ([]record.Samp
 		measured = c.open(ctx, l, rest)
 	}
 	return append(warm, measured...), nil
-}
-
-func rotate(p []Prompt, n int) []Prompt {
-	if len(p) == 0 {
-		return p
-	}
-	n %= len(p)
-	return append(append([]Prompt(nil), p[n:]...), p[:n]...)
 }
 
 type client struct {
@@ -109,7 +130,7 @@ func newClient(t Target, l Load) *client {
 
 // warmup sends the warm-up requests one slot at a time (or with the
 // profile's slots), all before the measured schedule starts.
-func (c *client) warmup(ctx context.Context, l Load, prompts []Prompt) []record.Sample {
+func (c *client) warmup(ctx context.Context, l Load, prompts Prompts) []record.Sample {
 	if l.Warmup <= 0 {
 		return nil
 	}
@@ -125,7 +146,7 @@ func (c *client) warmup(ctx context.Context, l Load, prompts []Prompt) []record.
 // open sends each request at its scheduled time, whether or not earlier
 // ones have finished (an open model). With a concurrency cap a request
 // may wait for a slot; its latency still counts from when it was due.
-func (c *client) open(ctx context.Context, l Load, prompts []Prompt) []record.Sample {
+func (c *client) open(ctx context.Context, l Load, prompts Prompts) []record.Sample {
 	offs := Schedule(l.Kind, l.Rate, l.Burstiness, l.Requests, l.Seed)
 	out := make([]record.Sample, l.Requests)
 	var slots chan struct{}
@@ -149,7 +170,7 @@ func (c *client) open(ctx context.Context, l Load, prompts []Prompt) []record.Sa
 				slots <- struct{}{}
 				defer func() { <-slots }()
 			}
-			out[i] = c.do(ctx, start, due, prompts[i%len(prompts)])
+			out[i] = c.do(ctx, start, due, prompts.At(i%prompts.Len()))
 		}(i, due)
 	}
 	wg.Wait()
@@ -158,26 +179,22 @@ func (c *client) open(ctx context.Context, l Load, prompts []Prompt) []record.Sa
 
 // closed keeps l.Concurrency requests in flight: each slot sends its
 // next request when the previous one ends, so none is ever late.
-func (c *client) closed(ctx context.Context, l Load, prompts []Prompt) []record.Sample {
+func (c *client) closed(ctx context.Context, l Load, prompts Prompts) []record.Sample {
 	out := make([]record.Sample, l.Requests)
-	next := make(chan int, l.Requests)
-	for i := 0; i < l.Requests; i++ {
-		next <- i
-	}
-	close(next)
+	var next atomic.Int64 // the next request to send, shared by the slots
 	start := time.Now()
 	var wg sync.WaitGroup
 	for w := 0; w < max(1, l.Concurrency); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range next {
+			for i := int(next.Add(1) - 1); i < l.Requests; i = int(next.Add(1) - 1) {
 				now := time.Now()
 				if ctx.Err() != nil {
 					out[i] = notSent(start, now, "not sent: the run reached its time limit")
 					continue
 				}
-				out[i] = c.do(ctx, start, now, prompts[i%len(prompts)])
+				out[i] = c.do(ctx, start, now, prompts.At(i%prompts.Len()))
 			}
 		}()
 	}
@@ -335,6 +352,8 @@ func streamError(err error) string {
 	switch {
 	case errors.Is(err, ErrMalformed):
 		return "malformed chunk: not a completion chunk's JSON"
+	case errors.Is(err, ErrLineTooLong):
+		return "stream line longer than 1 MiB: not a completion stream, read no further"
 	case errors.Is(err, context.DeadlineExceeded):
 		return "timed out while streaming"
 	case errors.Is(err, io.ErrUnexpectedEOF):

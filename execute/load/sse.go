@@ -40,6 +40,14 @@ func NewStream(r io.Reader) *Stream {
 // ErrMalformed marks an event that is not the JSON of a completion chunk.
 var ErrMalformed = errors.New("malformed chunk")
 
+// MaxLine caps one SSE line: a completion chunk is a few hundred bytes
+// (a long one some kilobytes), so a line this long is not a completion
+// stream, and reading on would grow the buffer without bound.
+const MaxLine = 1 << 20
+
+// ErrLineTooLong is a line longer than MaxLine.
+var ErrLineTooLong = errors.New("SSE line longer than 1 MiB")
+
 // Next returns the next data event's chunk. io.EOF ends the stream.
 func (s *Stream) Next() (Chunk, error) {
 	for {
@@ -48,6 +56,9 @@ func (s *Stream) Next() (Chunk, error) {
 			// A very long line: gather it whole.
 			s.data = append(s.data[:0], line...)
 			for err == bufio.ErrBufferFull {
+				if len(s.data) > MaxLine {
+					return Chunk{}, ErrLineTooLong
+				}
 				line, err = s.r.ReadSlice('\n')
 				s.data = append(s.data, line...)
 			}

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"errors"
 	"io"
 	"strings"
 	"testing"
@@ -59,6 +60,30 @@ func TestStreamLongLine(t *testing.T) {
 	c, err := NewStream(strings.NewReader(long)).Next()
 	if err != nil || !c.Content {
 		t.Fatalf("%+v %v", c, err)
+	}
+}
+
+// endless is a server that sends one line forever.
+type endless struct{ read int }
+
+func (e *endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'x'
+	}
+	e.read += len(p)
+	return len(p), nil
+}
+
+// An endless line stops at MaxLine with a clear error, having read
+// little more than the cap.
+func TestStreamEndlessLine(t *testing.T) {
+	src := &endless{}
+	_, err := NewStream(io.MultiReader(strings.NewReader("data: {"), src)).Next()
+	if !errors.Is(err, ErrLineTooLong) {
+		t.Fatalf("err = %v", err)
+	}
+	if src.read > MaxLine+(128<<10) {
+		t.Errorf("read %d bytes for a cap of %d", src.read, MaxLine)
 	}
 }
 

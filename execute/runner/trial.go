@@ -136,7 +136,7 @@ func (r *runner) trial(ctx context.Context, proc engine.Instance, t *plan.Trial,
 	}
 	fmt.Fprintf(r.o.Progress, "trial %s/%s/%s#%d (%s)\n", t.Step, t.Variant, t.Profile, t.Repeat, t.Key[:12])
 	began := time.Now()
-	samples, err := load.Run(ctx, load.Target{URL: proc.Endpoint(), Model: t.Model, API: sp.Benchmark.API}, l, prompts)
+	samples, err := load.RunPrompts(ctx, load.Target{URL: proc.Endpoint(), Model: t.Model, API: sp.Benchmark.API}, l, prompts)
 	r.mu.Lock()
 	r.sum.Bench += time.Since(began)
 	r.mu.Unlock()
@@ -176,19 +176,20 @@ func (r *runner) trial(ctx context.Context, proc engine.Instance, t *plan.Trial,
 	return nil
 }
 
-func (r *runner) prompts(t *plan.Trial, url string) ([]load.Prompt, bool, error) {
+// prompts are the trial's prompts; random ones are made as they are sent.
+func (r *runner) prompts(t *plan.Trial, url string) (load.Prompts, bool, error) {
 	ds := r.s.Benchmark.Dataset
 	n := t.Spec.Profile.Requests + t.Spec.Benchmark.Warmup
 	seed, _ := t.Spec.Seeds()
 	if ds.Name == "random" {
-		return dataset.Random(ds.InputLen, ds.OutputLen, ds.RangeRatio, ds.PrefixLen, n, seed).Prompts, false, nil
+		return dataset.RandomSource(ds.InputLen, ds.OutputLen, ds.RangeRatio, ds.PrefixLen, n, seed), false, nil
 	}
 	path := ds.Path
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(filepath.Dir(r.s.File), path)
 	}
 	set, err := dataset.ShareGPT(path, ds.SHA256, n, seed, dataset.EngineTokenizer(url, t.Model))
-	return set.Prompts, set.Estimated, err
+	return load.List(set.Prompts), set.Estimated, err
 }
 
 func (r *runner) record(t *plan.Trial, began, ended time.Time) *record.Record {
