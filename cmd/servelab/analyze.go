@@ -29,7 +29,7 @@ func runAnalyze(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	rs, err := loadRecords(store.Open(*results))
+	rs, err := loadRecords(e, store.Open(*results))
 	if err != nil {
 		return err
 	}
@@ -44,7 +44,44 @@ func runAnalyze(e *env, args []string) error {
 		return enc.Encode(a)
 	}
 	writeAnalysis(e.stdout, s, a)
+	unused, err := store.Open(*results).Unused()
+	if err != nil {
+		return err
+	}
+	writeUnused(e.stdout, a, unused)
 	return nil
+}
+
+// writeUnused lists the study's runs that no decision uses: failed runs
+// with their reasons, and files that are not valid records with what is
+// wrong. (The decision outcome of issue 12 will carry the same list.)
+func writeUnused(w io.Writer, a *decide.Analysis, unused []store.Excluded) {
+	names := map[string]string{}
+	for _, t := range a.Plan.Trials {
+		if t.Key != "" {
+			names[t.Key] = fmt.Sprintf("%s/%s/%s/%d", t.Step, t.Variant, t.Profile, t.Repeat)
+		}
+	}
+	var failed, invalid []string
+	for _, u := range unused {
+		name, ok := names[u.Key]
+		switch {
+		case !ok:
+		case u.Invalid:
+			invalid = append(invalid, fmt.Sprintf("  %s  %s", name, u.Reason))
+		default:
+			why, _, _ := strings.Cut(u.Reason, "\n")
+			failed = append(failed, fmt.Sprintf("  %s  %s: %s", name, u.Path, why))
+		}
+	}
+	for _, l := range []struct {
+		head  string
+		lines []string
+	}{{"failed runs, not used in decisions", failed}, {"invalid records, left out of decisions and left in place", invalid}} {
+		if len(l.lines) > 0 {
+			fmt.Fprintf(w, "\n%s (%d):\n%s\n", l.head, len(l.lines), strings.Join(l.lines, "\n"))
+		}
+	}
 }
 
 // fmtValue writes a value in the unit people read it in: seconds for

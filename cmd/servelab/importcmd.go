@@ -46,7 +46,7 @@ func runImport(e *env, args []string) error {
 		return err
 	}
 	defer unlock()
-	msg, err := importInto(st, s, importSource{*sel, *format, pos[1], *entry, src, all}, *replace)
+	msg, err := importInto(e, st, s, importSource{*sel, *format, pos[1], *entry, src, all}, *replace)
 	if err != nil {
 		return err
 	}
@@ -83,16 +83,16 @@ type importSource struct {
 	all                      []importer.Result
 }
 
-func importInto(st *store.Store, s *schema.Study, in importSource, replace bool) (string, error) {
-	t, res, entry, err := resolveImport(st, s, in)
+func importInto(e *env, st *store.Store, s *schema.Study, in importSource, replace bool) (string, error) {
+	t, res, entry, err := resolveImport(e, st, s, in)
 	if err != nil {
 		return "", err
 	}
 	where := fmt.Sprintf("trial %s/%s/%s (%s)", t.Step, t.Variant, t.Profile, t.Key[:12])
 	sum := sha256.Sum256(in.data)
 	sha := hex.EncodeToString(sum[:])
-	stored, err := st.All()
-	if err != nil {
+	stored, err := st.All() // valid runs: an invalid file stays where it is, named
+	if err = e.skipInvalid(err); err != nil {
 		return "", err
 	}
 	if msg, stop, err := duplicate(importer.FindDuplicate(res, sha, entry, t.Key, stored), in.file+entrySuffix(entry), t.Key, replace); stop {
@@ -106,8 +106,8 @@ func importInto(st *store.Store, s *schema.Study, in importSource, replace bool)
 	if r.Metrics.Completed == 0 {
 		r.Status, r.Reason = "failed", "no request completed"
 	}
-	old, err := st.Runs(t.Key)
-	if err != nil {
+	old, err := st.Runs(t.Key) // valid runs: an invalid file stays where it is, named above
+	if err = e.skipInvalid(err); err != nil {
 		return "", err
 	}
 	path, added, err := st.Put(r)
@@ -136,8 +136,8 @@ func importInto(st *store.Store, s *schema.Study, in importSource, replace bool)
 
 // resolveImport finds the trial, the file's entry for it (and its
 // name), and checks the entry against the trial.
-func resolveImport(st *store.Store, s *schema.Study, in importSource) (*plan.Trial, *importer.Result, string, error) {
-	rs, err := loadRecords(st)
+func resolveImport(e *env, st *store.Store, s *schema.Study, in importSource) (*plan.Trial, *importer.Result, string, error) {
+	rs, err := loadRecords(e, st)
 	if err != nil {
 		return nil, nil, "", err
 	}

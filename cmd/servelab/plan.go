@@ -25,7 +25,7 @@ func runPlan(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	rs, err := loadRecords(store.Open(*results))
+	rs, err := loadRecords(e, store.Open(*results))
 	if err != nil {
 		return err
 	}

@@ -42,7 +42,7 @@ func runRender(e *env, args []string) error {
 	if _, err := outdir.Written(*out, "-o"); err != nil {
 		return err // before any work: a folder servelab did not create is refused
 	}
-	rs, err := loadRecords(store.Open(*results))
+	rs, err := loadRecords(e, store.Open(*results))
 	if err != nil {
 		return err
 	}

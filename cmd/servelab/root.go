@@ -27,6 +27,9 @@ type command struct {
 // env is what a command writes to.
 type env struct {
 	stdout, stderr io.Writer
+	// named are the invalid records the command named and left out of
+	// its decisions: it exits 1 after its work when there are any.
+	named map[string]bool
 }
 
 var commands = map[string]command{
@@ -67,7 +70,7 @@ var errReported = errors.New("errors reported")
 // Main runs servelab with args (without the program name) and returns
 // the process exit code.
 func Main(args []string, stdout, stderr io.Writer) int {
-	e := &env{stdout: stdout, stderr: stderr}
+	e := &env{stdout: stdout, stderr: stderr, named: map[string]bool{}}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		usage(stdout)
 		if len(args) == 0 {
@@ -87,6 +90,9 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 	err := cmd.run(e, args[1:])
 	switch {
+	case err == nil && len(e.named) > 0:
+		fmt.Fprintf(stderr, "servelab %s: %d invalid records were left out of every decision (named above, left in place): restore them from git or move them out of the results folder\n", name, len(e.named))
+		return exitError
 	case err == nil:
 		return exitOK
 	case errors.Is(err, flag.ErrHelp):

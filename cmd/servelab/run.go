@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -75,7 +76,7 @@ func runRun(e *env, args []string) error {
 	}
 	if isTerminal(e.stderr) {
 		tty := newTTYProgress(e.stderr, 0, 0)
-		if rs, err := loadRecords(store.Open(o.Results)); err == nil {
+		if rs, err := loadRecords(&env{stdout: io.Discard, stderr: io.Discard, named: map[string]bool{}}, store.Open(o.Results)); err == nil {
 			if p, err := decide.Plan(s, rs, source(o.Simulate)); err == nil {
 				tty = newTTYProgress(e.stderr, p.Estimate.Trials-p.Estimate.Cached, time.Duration(p.Estimate.TotalSeconds*float64(time.Second)))
 			}
@@ -87,6 +88,9 @@ func runRun(e *env, args []string) error {
 	defer stop()
 	began := time.Now()
 	sum, err := runner.Run(ctx, s, o)
+	for _, p := range sum.Invalid {
+		e.named[p] = true // the runner named them in its progress
+	}
 	fmt.Fprintf(e.stdout, "trials: %d run, %d cached, %d failed; launches: %d; GPU time: %s in benchmarks, %s launching, waiting for health and tearing down; %s in all\n",
 		sum.Run, sum.Cached, sum.Failed, sum.Launches, sum.Bench.Round(time.Millisecond), sum.Overhead.Round(time.Millisecond), time.Since(began).Round(time.Millisecond))
 	for _, st := range sum.Unsettled {

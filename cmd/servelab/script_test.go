@@ -18,6 +18,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"servelab.dev/execute/engine"
+	"servelab.dev/execute/store"
 )
 
 // -update (or SERVELAB_UPDATE=1) rewrites the expected output inside the
@@ -63,6 +64,7 @@ func TestScript(t *testing.T) {
 			"exists-glob": existsGlob,
 			"grep-glob":   grepGlob,
 			"snapshot":    snapshot,
+			"edit-record": editRecord,
 			"unrelated":   unrelated,
 			"alive":       alive,
 			"unchanged":   unchanged,
@@ -217,4 +219,32 @@ func alive(ts *testscript.TestScript, neg bool, args []string) {
 	if up == neg {
 		ts.Fatalf("process %s running: %v", strings.TrimSpace(string(b)), up)
 	}
+}
+
+// edit-record GLOB OLD NEW [WITH] replaces OLD by NEW in the one record
+// that matches GLOB (and holds WITH) and renames it after the hash of its
+// new bytes, as a buggy tool that wrote impossible figures would have
+// stored it.
+func editRecord(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 3 || len(args) > 4 {
+		ts.Fatalf("usage: edit-record GLOB OLD NEW [WITH]")
+	}
+	var files []string
+	all, _ := filepath.Glob(ts.MkAbs(args[0]))
+	for _, f := range all {
+		if b, _ := os.ReadFile(f); len(args) < 4 || strings.Contains(string(b), args[3]) {
+			files = append(files, f)
+		}
+	}
+	if len(files) != 1 {
+		ts.Fatalf("edit-record %s: %d files match, want 1", args[0], len(files))
+	}
+	b, err := os.ReadFile(files[0])
+	ts.Check(err)
+	if !strings.Contains(string(b), args[1]) {
+		ts.Fatalf("%s holds no %q", files[0], args[1])
+	}
+	b = []byte(strings.Replace(string(b), args[1], args[2], 1))
+	ts.Check(os.Remove(files[0]))
+	ts.Check(os.WriteFile(filepath.Join(filepath.Dir(files[0]), store.RunName(b)), b, 0o644))
 }

@@ -285,7 +285,9 @@ func (r *Record) Check() error {
 	case r.Status != "ok" && r.Status != "failed":
 		return fmt.Errorf("status %q, want ok or failed", r.Status)
 	case r.Status == "failed" && r.Reason == "":
-		return fmt.Errorf("failed without a reason")
+		return fmt.Errorf("status failed without a reason")
+	case r.Status == "ok" && r.Metrics.Completed == 0:
+		return fmt.Errorf("status ok with metrics.completed 0: a run with no completed request is failed")
 	}
 	switch r.Provenance.Kind {
 	case Measured, Imported, Simulated:
@@ -295,28 +297,92 @@ func (r *Record) Check() error {
 	return r.Metrics.Check()
 }
 
-// Check validates figures: counts and rates non-negative, all finite.
+// Check validates figures, naming the field (as in the JSON) that is
+// wrong: counts, durations, rates and latencies non-negative and finite,
+// percentiles in order, an ok run with a completed request.
 func (m *Metrics) Check() error {
-	if m.Completed < 0 || negative(m.Failed) || negative(m.InputTokens) || negative(m.OutputTokens) {
-		return fmt.Errorf("negative count")
-	}
-	if !finite(m.Duration) || m.Duration < 0 {
-		return fmt.Errorf("duration %v", m.Duration)
-	}
-	for _, p := range []*float64{m.RequestThroughput, m.OutputThroughput, m.TotalThroughput, m.PeakOutputThroughput, m.PeakConcurrency} {
-		if p != nil && (!finite(*p) || *p < 0) {
-			return fmt.Errorf("throughput or peak %v", *p)
+	for _, c := range []struct {
+		name string
+		v    *int
+	}{{"completed", &m.Completed}, {"failed", m.Failed}, {"inputTokens", m.InputTokens}, {"outputTokens", m.OutputTokens},
+		{"late", &m.Late}, {"warmup", &m.Warmup}} {
+		if negative(c.v) {
+			return fmt.Errorf("metrics.%s: %d is negative (a count)", c.name, *c.v)
 		}
 	}
-	for _, d := range []*Dist{m.Latency, m.TTFT, m.TPOT, m.ITL, m.ScheduleLag, m.ServiceLatency, m.ServiceTTFT} {
-		if d == nil {
-			continue
-		}
-		for _, p := range []*float64{d.Mean, d.Median, d.Std, d.P50, d.P90, d.P95, d.P99} {
-			if p != nil && !finite(*p) {
-				return fmt.Errorf("latency statistic %v", *p)
+	if m.MaxConcurrency != nil && *m.MaxConcurrency < 0 {
+		return fmt.Errorf("metrics.maxConcurrency: %d is negative", *m.MaxConcurrency)
+	}
+	if failed, known := Count(m.Failed); known && m.Late > m.Completed+failed {
+		return fmt.Errorf("metrics.late: %d late of %d requests", m.Late, m.Completed+failed)
+	}
+	if err := nonNegative("metrics.duration", m.Duration); err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		name string
+		p    *float64
+	}{{"requestThroughput", m.RequestThroughput}, {"outputThroughput", m.OutputThroughput}, {"totalThroughput", m.TotalThroughput},
+		{"peakOutputThroughput", m.PeakOutputThroughput}, {"peakConcurrency", m.PeakConcurrency}} {
+		if f.p != nil {
+			if err := nonNegative("metrics."+f.name, *f.p); err != nil {
+				return err
 			}
 		}
+	}
+	for k, v := range m.Rounding {
+		if err := nonNegative("metrics.rounding."+k, v); err != nil {
+			return err
+		}
+	}
+	for _, d := range []struct {
+		name string
+		d    *Dist
+	}{{"latencyMs", m.Latency}, {"ttftMs", m.TTFT}, {"tpotMs", m.TPOT}, {"itlMs", m.ITL}, {"scheduleLagMs", m.ScheduleLag},
+		{"serviceLatencyMs", m.ServiceLatency}, {"serviceTtftMs", m.ServiceTTFT}} {
+		if err := d.d.check("metrics." + d.name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// check: every statistic finite and non-negative (they are durations),
+// percentiles in order.
+func (d *Dist) check(name string) error {
+	if d == nil {
+		return nil
+	}
+	stats := []struct {
+		name string
+		p    *float64
+	}{{"mean", d.Mean}, {"median", d.Median}, {"std", d.Std}, {"p50", d.P50}, {"p90", d.P90}, {"p95", d.P95}, {"p99", d.P99}}
+	for _, st := range stats {
+		if st.p != nil {
+			if err := nonNegative(name+"."+st.name, *st.p); err != nil {
+				return err
+			}
+		}
+	}
+	prev, prevName := -1.0, ""
+	for _, st := range stats[3:] {
+		if st.p == nil {
+			continue
+		}
+		if *st.p < prev {
+			return fmt.Errorf("%s.%s: %v is below %s %v (percentiles must not decrease)", name, st.name, *st.p, prevName, prev)
+		}
+		prev, prevName = *st.p, st.name
+	}
+	return nil
+}
+
+func nonNegative(name string, v float64) error {
+	switch {
+	case !finite(v):
+		return fmt.Errorf("%s: %v is not a finite number", name, v)
+	case v < 0:
+		return fmt.Errorf("%s: %v is negative", name, v)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package record
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -49,6 +50,28 @@ func TestDecodeRefuses(t *testing.T) {
 	}
 	if _, err := Decode(good[:len(good)-10]); err == nil || !strings.Contains(err.Error(), "truncated") {
 		t.Errorf("truncated: %v", err)
+	}
+}
+
+// Impossible figures are refused with the field named as in the JSON.
+func TestCheckNamesTheField(t *testing.T) {
+	cases := map[string]func(r *Record){
+		"metrics.ttftMs.mean: -1 is negative":           func(r *Record) { r.Metrics.TTFT.Mean = F(-1) },
+		"metrics.ttftMs.p99: 20 is below p50 40":        func(r *Record) { r.Metrics.TTFT.P50, r.Metrics.TTFT.P99 = F(40), F(20) },
+		"metrics.failed: -2 is negative":                func(r *Record) { r.Metrics.Failed = I(-2) },
+		"metrics.outputThroughput: NaN is not a finite": func(r *Record) { r.Metrics.OutputThroughput = F(math.NaN()) },
+		"metrics.duration: +Inf is not a finite":        func(r *Record) { r.Metrics.Duration = math.Inf(1) },
+		"metrics.late: 11 late of 10 requests":          func(r *Record) { r.Metrics.Late = 11 },
+		"status ok with metrics.completed 0":            func(r *Record) { r.Metrics.Completed = 0 },
+		"metrics.rounding.ttftMs: -0.01 is negative":    func(r *Record) { r.Metrics.Rounding = map[string]float64{"ttftMs": -0.01} },
+		"metrics.scheduleLagMs.std: -3 is negative":     func(r *Record) { r.Metrics.ScheduleLag = &Dist{Std: F(-3)} },
+	}
+	for want, edit := range cases {
+		r := sample()
+		edit(r)
+		if err := r.Check(); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v", want, err)
+		}
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -58,6 +59,9 @@ type Summary struct {
 	Interrupted                   bool
 	// Unsettled are the steps the run left waiting or invalid, with why.
 	Unsettled []plan.StepState
+	// Invalid are the files in the results folder that are not valid
+	// records: named in the progress, left out of every decision.
+	Invalid []string
 }
 
 // ErrInterrupted is returned when the run was stopped by a signal.
@@ -230,8 +234,22 @@ func (r *runner) limited() bool {
 
 // runs are the records the run decides from, with their samples, so
 // that its re-plans decide exactly as analyze and the reports do.
+// Invalid files are named once, left where they are, and left out
+// (their trials run again).
 func (r *runner) runs() (decide.Records, error) {
 	runs, samples, err := r.st.OKWithSamples()
+	var bad store.Invalid
+	if errors.As(err, &bad) {
+		r.mu.Lock()
+		for _, b := range bad {
+			if !slices.Contains(r.sum.Invalid, b.Path) {
+				r.sum.Invalid = append(r.sum.Invalid, b.Path)
+				fmt.Fprintf(r.o.Progress, "invalid record skipped: %s\n", b.Reason)
+			}
+		}
+		r.mu.Unlock()
+		err = nil
+	}
 	return decide.Records{Runs: runs, Samples: samples}, err
 }
 

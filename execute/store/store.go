@@ -98,7 +98,7 @@ func (s *Store) Put(r *record.Record) (path string, added bool, err error) {
 	if err := r.Check(); err != nil {
 		return "", false, fmt.Errorf("refusing to store an invalid record: %w", err)
 	}
-	runs, err := s.Runs(r.Key)
+	runs, _, err := s.scanKey(r.Key)
 	if err != nil {
 		return "", false, err
 	}
@@ -134,23 +134,32 @@ type Run struct {
 // Runs loads every run of key, in file-name order. Any unreadable run
 // makes it fail, naming the file: figures are never silently dropped.
 func (s *Store) Runs(key string) ([]Run, error) {
-	dir := filepath.Join(s.Dir, key)
-	names, err := runFiles(dir)
+	runs, bad, err := s.scanKey(key)
 	if err != nil {
 		return nil, err
 	}
+	return runs, bad.err()
+}
+
+// scanKey loads the valid runs of key and lists the files that are not.
+func (s *Store) scanKey(key string) ([]Run, Invalid, error) {
+	dir := filepath.Join(s.Dir, key)
+	names, err := runFiles(dir)
+	if err != nil {
+		return nil, nil, err
+	}
 	var runs []Run
-	var errs []error
+	var bad Invalid
 	for _, n := range names {
 		p := filepath.Join(dir, n)
 		r, err := LoadFile(p, key)
 		if err != nil {
-			errs = append(errs, err)
+			bad = append(bad, Excluded{Path: p, Key: key, Invalid: true, Reason: err.Error()})
 			continue
 		}
 		runs = append(runs, Run{p, r})
 	}
-	return runs, errors.Join(errs...)
+	return runs, bad, nil
 }
 
 func runFiles(dir string) ([]string, error) {
@@ -196,30 +205,41 @@ func LoadFile(path, key string) (*record.Record, error) {
 }
 
 // All loads every run in the store, by key. Problems are collected, one
-// per bad file, and the good runs are still returned.
+// per bad file (an Invalid error), and the good runs are still returned.
 func (s *Store) All() (map[string][]Run, error) {
-	ents, err := os.ReadDir(s.Dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return map[string][]Run{}, nil
-	}
+	out, bad, err := s.scan()
 	if err != nil {
 		return nil, err
 	}
+	return out, bad.err()
+}
+
+// scan loads every valid run, by key, and lists the invalid files; its
+// error is only for a folder it cannot read.
+func (s *Store) scan() (map[string][]Run, Invalid, error) {
+	ents, err := os.ReadDir(s.Dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return map[string][]Run{}, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
 	out := map[string][]Run{}
-	var errs []error
+	var bad Invalid
 	for _, e := range ents {
 		if !e.IsDir() || len(e.Name()) != 64 {
 			continue
 		}
-		runs, err := s.Runs(e.Name())
+		runs, b, err := s.scanKey(e.Name())
 		if err != nil {
-			errs = append(errs, err)
+			return nil, nil, err
 		}
+		bad = append(bad, b...)
 		if len(runs) > 0 {
 			out[e.Name()] = runs
 		}
 	}
-	return out, errors.Join(errs...)
+	return out, bad, nil
 }
 
 // writeAtomic writes data to path through a temporary file in the same
@@ -248,27 +268,24 @@ func writeAtomic(path string, data []byte) error {
 	return os.Rename(f.Name(), path)
 }
 
-// OK is every run with status ok, by trial key: what analyses read.
+// OK is every valid run with status ok, by trial key: what decisions
+// read. When some files are not valid records, they are left out and the
+// error is an Invalid naming each (errors.As finds it); the runs are
+// returned all the same, so a caller may go on without them.
 func (s *Store) OK() (map[string][]*record.Record, error) {
-	all, err := s.All()
-	if err != nil {
-		return nil, err
-	}
-	out := map[string][]*record.Record{}
-	for key, runs := range all {
-		for _, r := range runs {
-			if r.Record.Status == "ok" {
-				out[key] = append(out[key], r.Record)
-			}
-		}
-	}
-	return out, nil
+	runs, _, err := s.ok(false)
+	return runs, err
 }
 
 // OKWithSamples is OK with the per-request samples of the runs that have
-// them (measured and simulated runs).
+// them (measured and simulated runs). A run whose samples are missing or
+// damaged is invalid: left out and named.
 func (s *Store) OKWithSamples() (map[string][]*record.Record, map[*record.Record][]record.Sample, error) {
-	all, err := s.All()
+	return s.ok(true)
+}
+
+func (s *Store) ok(withSamples bool) (map[string][]*record.Record, map[*record.Record][]record.Sample, error) {
+	all, bad, err := s.scan()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -278,18 +295,68 @@ func (s *Store) OKWithSamples() (map[string][]*record.Record, map[*record.Record
 			if r.Record.Status != "ok" {
 				continue
 			}
+			if withSamples && r.Record.Samples != "" {
+				ss, err := s.Samples(r)
+				if err != nil {
+					bad = append(bad, Excluded{Path: r.Path, Key: key, Invalid: true, Reason: r.Path + ": its samples: " + err.Error()})
+					continue
+				}
+				samples[r.Record] = ss
+			}
 			runs[key] = append(runs[key], r.Record)
-			if r.Record.Samples == "" {
-				continue
-			}
-			ss, err := s.Samples(r)
-			if err != nil {
-				return nil, nil, err
-			}
-			samples[r.Record] = ss
 		}
 	}
-	return runs, samples, nil
+	return runs, samples, bad.err()
+}
+
+// Excluded is a run file that decisions do not use, and why.
+type Excluded struct {
+	Path string
+	Key  string // the trial key its folder names
+	// Invalid is true for a file that is not a valid record (damaged,
+	// hand-edited, impossible figures); false for a valid record of a
+	// failed run.
+	Invalid bool
+	Reason  string // the failed run's reason, or what is wrong (file and field)
+}
+
+// Invalid lists the files a load left out as invalid. As an error it
+// names each, one a line, and says what to do.
+type Invalid []Excluded
+
+func (v Invalid) err() error {
+	if len(v) == 0 {
+		return nil
+	}
+	return v
+}
+
+func (v Invalid) Error() string {
+	lines := make([]string, len(v))
+	for i, e := range v {
+		lines[i] = e.Reason
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Unused lists the runs that decisions leave out: valid records of
+// failed runs (with their reasons) and files that are not valid records
+// (with what is wrong), sorted by path. analyze prints it.
+func (s *Store) Unused() ([]Excluded, error) {
+	all, bad, err := s.scan()
+	if err != nil {
+		return nil, err
+	}
+	out := append([]Excluded(nil), bad...)
+	for key, rs := range all {
+		for _, r := range rs {
+			if r.Record.Status != "ok" {
+				out = append(out, Excluded{Path: r.Path, Key: key, Reason: r.Record.Reason})
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
 }
 
 // ReplacedDir is where replaced runs go, inside the results folder: out

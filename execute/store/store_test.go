@@ -1,6 +1,7 @@
 package store
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -144,5 +145,59 @@ func TestSamplesSidecar(t *testing.T) {
 	os.WriteFile(side, data[:len(data)-4], 0o644)
 	if _, err := s.Samples(runs[0]); err == nil || !strings.Contains(err.Error(), "left in place") {
 		t.Errorf("truncated sidecar: %v", err)
+	}
+}
+
+// A record with impossible figures stored under its own hash (as a buggy
+// writer would) is left out of OK, named by file and field, and listed
+// by Unused with the failed runs; the good runs are still read.
+func TestInvalidRecordsSkippedAndListed(t *testing.T) {
+	s := Open(t.TempDir())
+	good, _, _ := s.Put(testRecord(200))
+	failed := testRecord(0)
+	failed.Status, failed.Reason = "failed", "engine did not start"
+	failed.Metrics.Completed = 0
+	fp, _, err := s.Put(failed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := testRecord(190)
+	bad.Metrics.Latency = &record.Dist{Mean: record.F(-5)}
+	data, _ := record.Encode(bad)
+	badPath := filepath.Join(s.Dir, bad.Key, RunName(data))
+	os.WriteFile(badPath, data, 0o644)
+
+	runs, err := s.OK()
+	var inv Invalid
+	if !errors.As(err, &inv) || len(inv) != 1 || !strings.Contains(inv[0].Reason, badPath+": metrics.latencyMs.mean: -5 is negative") {
+		t.Fatalf("err = %v", err)
+	}
+	if n := len(runs[bad.Key]); n != 1 || *runs[bad.Key][0].Metrics.OutputThroughput != 200 {
+		t.Errorf("%d ok runs, want the good one", n)
+	}
+	unused, err := s.Unused()
+	if err != nil || len(unused) != 2 {
+		t.Fatalf("%v %+v", err, unused)
+	}
+	for _, u := range unused {
+		switch u.Path {
+		case fp:
+			if u.Invalid || u.Reason != "engine did not start" {
+				t.Errorf("failed run: %+v", u)
+			}
+		case badPath:
+			if !u.Invalid {
+				t.Errorf("invalid file: %+v", u)
+			}
+		default:
+			t.Errorf("listed %s (good is %s)", u.Path, good)
+		}
+	}
+	// Storing next to it still works: the invalid file does not block Put.
+	if _, added, err := s.Put(testRecord(230)); err != nil || !added {
+		t.Errorf("put beside an invalid record: %v %v", added, err)
+	}
+	if _, err := os.Stat(badPath); err != nil {
+		t.Error("the invalid file was not left in place")
 	}
 }
