@@ -29,6 +29,9 @@ var update = flag.Bool("update", false, "rewrite golden output in testdata/scrip
 var simDir string
 
 func TestMain(m *testing.M) {
+	if os.Getenv(faultMain) != "" {
+		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
+	}
 	if os.Getenv("SERVELAB_SIM_DIR") == "" {
 		dir, err := os.MkdirTemp("", "servelab-sim-")
 		if err != nil {
