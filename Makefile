@@ -83,22 +83,23 @@ bench:
 bench-slurm: build slurm-deps
 	execute/slurm/testdata/overhead.sh $(BIN)
 
-# Short fuzzing of every parser; the seed corpora live in testdata/fuzz.
+# Short fuzzing of every parser (flags, study files, records, pid and
+# marker files, streams, importers): PACKAGE:TARGET pairs, each run for
+# FUZZTIME; the seed corpora live in each package's testdata/fuzz.
 FUZZTIME ?= 20s
+FUZZ_TARGETS := \
+	./schema:FuzzLoad ./schema:FuzzParseFlagTable ./schema:FuzzCompareVersions ./schema/flagscan:FuzzScan ./schema/plan:FuzzShell \
+	./cmd/servelab:FuzzBenchFlags ./cmd/servelab:FuzzRunFlags ./cmd/servelab:FuzzGPUs ./cmd/servelab:FuzzOutputFlags \
+	./cmd/servelab-sim:FuzzParseArgs \
+	./execute/record:FuzzDecode ./execute/record:FuzzDecodeSamples ./execute/store:FuzzLoadFile \
+	./execute/engine:FuzzParseIdentity ./render/outdir:FuzzMarker ./execute/load:FuzzStream \
+	./execute/importer:FuzzVLLMText ./execute/importer:FuzzVLLMJSON ./execute/importer:FuzzGuideLLM ./execute/importer:FuzzSGLang \
+	./execute/importer:FuzzSGLangText ./execute/importer:FuzzAIPerf \
+	./execute/slurm:FuzzParseSqueue ./execute/slurm:FuzzParseSubmit ./execute/slurm:FuzzParseSacct
 fuzz:
-	$(GO) test ./schema -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME) -parallel 2
-	$(GO) test ./schema -run '^$$' -fuzz '^FuzzParseFlagTable$$' -fuzztime $(FUZZTIME) -parallel 2
-	$(GO) test ./schema -run '^$$' -fuzz '^FuzzCompareVersions$$' -fuzztime $(FUZZTIME) -parallel 2
-	$(GO) test ./schema/flagscan -run '^$$' -fuzz '^FuzzScan$$' -fuzztime $(FUZZTIME) -parallel 2
-	$(GO) test ./schema/plan -run '^$$' -fuzz '^FuzzShell$$' -fuzztime $(FUZZTIME) -parallel 2
-	$(GO) test ./execute/record -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) -parallel 2
-	$(GO) test ./execute/record -run '^$$' -fuzz '^FuzzDecodeSamples$$' -fuzztime $(FUZZTIME) -parallel 2
-	$(GO) test ./execute/load -run '^$$' -fuzz '^FuzzStream$$' -fuzztime $(FUZZTIME) -parallel 2
-	for f in FuzzParseSqueue FuzzParseSubmit FuzzParseSacct; do \
-		$(GO) test ./execute/slurm -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) -parallel 2 || exit 1; \
-	done
-	for f in FuzzVLLMText FuzzVLLMJSON FuzzGuideLLM FuzzSGLang FuzzSGLangText FuzzAIPerf; do \
-		$(GO) test ./execute/importer -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) -parallel 2 || exit 1; \
+	@for t in $(FUZZ_TARGETS); do \
+		echo "fuzz $$t ($(FUZZTIME))"; \
+		$(GO) test $${t%%:*} -run '^$$' -fuzz "^$${t##*:}\$$" -fuzztime $(FUZZTIME) -parallel 2 || exit 1; \
 	done
 
 # Re-import the seed reports' benchmark blocks (results/imports) into

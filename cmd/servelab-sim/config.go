@@ -57,7 +57,37 @@ func parseArgs(args []string, env func(string) string) (*config, error) {
 	if err := c.timing(env("SERVELAB_SIM_TIMING")); err != nil {
 		return nil, err
 	}
-	return c, c.faults(env("SERVELAB_SIM_FAULT"))
+	if err := c.faults(env("SERVELAB_SIM_FAULT")); err != nil {
+		return nil, err
+	}
+	return c, c.bounds()
+}
+
+// bounds keeps every number the simulator was given in the range its
+// model and the OS accept.
+func (c *config) bounds() error {
+	switch {
+	case c.Port < 1 || c.Port > 65535:
+		return fmt.Errorf("--port %d: want 1 to 65535", c.Port)
+	case c.Slots > 1<<20:
+		return fmt.Errorf("--max-num-seqs %d: at most %d", c.Slots, 1<<20)
+	case c.SpecTokens > 64:
+		return fmt.Errorf("speculative tokens %d: at most 64", c.SpecTokens)
+	}
+	for _, d := range []time.Duration{c.Step, c.PerSeq, c.Prefill, c.Faults.SlowStart} {
+		if d < 0 || d > time.Hour {
+			return fmt.Errorf("duration %s: want 0 to 1h", d)
+		}
+	}
+	for _, p := range []float64{c.Faults.HTTP500, c.Faults.Cut, c.Faults.Stall} {
+		if !(p >= 0 && p <= 1) {
+			return fmt.Errorf("SERVELAB_SIM_FAULT: probability %v: want 0 to 1", p)
+		}
+	}
+	if c.Faults.ExitAfter < 0 {
+		return fmt.Errorf("SERVELAB_SIM_FAULT exit-after=%d: want 0 or more", c.Faults.ExitAfter)
+	}
+	return nil
 }
 
 // engine recognises the launch words of each engine kind.

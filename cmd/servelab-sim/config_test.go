@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 
 	"servelab.dev/schema"
@@ -86,4 +87,29 @@ func TestPrefixCache(t *testing.T) {
 	if a, b := off.uncached(words), off.uncached(words); a != 40 || b != 40 {
 		t.Errorf("without cache: %d then %d", a, b)
 	}
+}
+
+// FuzzParseArgs: no command line or environment makes the simulator's
+// parser panic, and what it accepts is within its model's bounds.
+func FuzzParseArgs(f *testing.F) {
+	f.Add("vllm\x00serve\x00m/m\x00--port=8000\x00--max-num-seqs=16", "step=6ms", "http500=0.1")
+	f.Add("python3\x00-m\x00sglang.launch_server\x00--model-path\x00m\x00--speculative-algorithm\x00EAGLE", "", "cut=NaN")
+	f.Add("trtllm-serve\x00m\x00--max_batch_size\x000", "per-seq=-1s", "exit-after=-1")
+	f.Add("vllm\x00serve\x00m\x00--speculative-config\x00{\"num_speculative_tokens\":99999}\x00--port=70000", "", "")
+	f.Fuzz(func(t *testing.T, line, timing, faults string) {
+		env := func(k string) string {
+			if k == "SERVELAB_SIM_TIMING" {
+				return timing
+			}
+			return faults
+		}
+		c, err := parseArgs(strings.Split(line, "\x00"), env)
+		if err != nil {
+			return
+		}
+		if c.Model == "" || c.Port < 1 || c.Port > 65535 || c.Slots < 1 || c.Step < 0 || c.SpecTokens > 64 ||
+			!(c.Faults.HTTP500 >= 0 && c.Faults.HTTP500 <= 1) || c.Faults.ExitAfter < 0 {
+			t.Fatalf("accepted %+v", c)
+		}
+	})
 }

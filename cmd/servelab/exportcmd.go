@@ -43,7 +43,7 @@ func runExport(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	rs, err := loadRecords(store.Open(*results))
+	rs, err := loadRecords(e, store.Open(*results))
 	if err != nil {
 		return err
 	}

@@ -8,8 +8,8 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"syscall"
 	"strings"
+	"syscall"
 	"time"
 
 	"servelab.dev/execute/decide"
@@ -21,56 +21,19 @@ import (
 )
 
 func runRun(e *env, args []string) error {
-	fs := newFlags(e, "run", "STUDY.cue [--simulate] [--only STEP] [--max-trials N] [--force] [--gpus 0,1] [--container docker|podman]")
-	o := runner.Options{Version: version, Progress: e.stderr}
-	fs.StringVar(&o.Results, "results", "results", "results folder")
-	fs.BoolVar(&o.Simulate, "simulate", false, "replace every engine by servelab-sim with the same arguments")
-	fs.StringVar(&o.SimPath, "sim", "", "servelab-sim binary (default: beside servelab, then PATH)")
-	fs.StringVar(&o.Only, "only", "", "run only this step's trials")
-	fs.IntVar(&o.MaxTrials, "max-trials", 0, "stop after this many trials")
-	fs.BoolVar(&o.Force, "force", false, "run trials again even when they have a record")
-	gpus := fs.String("gpus", "", "GPUs for the engines (CUDA_VISIBLE_DEVICES)")
-	container := fs.String("container", "", "run each engine in a container of this runtime (docker or podman), from the study's image")
-	cache := fs.String("model-cache", "", "with --container: host folder mounted as the Hugging Face cache")
-	cluster := fs.String("cluster", "", "submit each configuration group as a batch job of this cluster (slurm)")
-	partition := fs.String("partition", "", "with --cluster slurm: the partition to submit to")
-	account := fs.String("account", "", "with --cluster slurm: the account to charge")
-	poll := fs.Duration("poll", 5*time.Second, "with --cluster: how often to read the job queue")
-	fs.StringVar(&o.Group, "group", "", "run only this configuration group (what a cluster job runs)")
-	fs.DurationVar(&o.HealthTimeout, "health-timeout", 20*time.Minute, "how long an engine may take to become healthy")
-	pos, err := parse(fs, args)
+	o, file, cf, err := parseRun(e, args, len(host.GPUs()))
 	if err != nil {
 		return err
-	}
-	if len(pos) != 1 {
-		return usagef("want one study file, got %d arguments", len(pos))
-	}
-	if o.GPUs, err = parseGPUs(*gpus, len(host.GPUs())); err != nil {
-		return err
-	}
-	if o.MaxTrials < 0 {
-		return usagef("--max-trials %d: want 0 (no limit) or more", o.MaxTrials)
-	}
-	if o.HealthTimeout <= 0 {
-		return usagef("--health-timeout %s: want a positive duration (e.g. 20m)", o.HealthTimeout)
-	}
-	switch {
-	case *container != "" && o.Simulate:
-		return usagef("--container and --simulate exclude each other: servelab-sim runs as a local process")
-	case *container != "":
-		o.Launcher = engine.Container{Runtime: *container, Cache: *cache}
-	case *cache != "":
-		return usagef("--model-cache is for --container")
 	}
 	if o.Simulate {
 		if o.SimPath, err = simBinary(o.SimPath); err != nil {
 			return err
 		}
 	}
-	if o.Cluster, err = clusterOptions(*cluster, *partition, *account, *poll, o); err != nil {
+	if o.Cluster, err = clusterOptions(cf.kind, cf.partition, cf.account, cf.poll, o); err != nil {
 		return err
 	}
-	s, err := loadStudy(pos[0])
+	s, err := loadStudy(file)
 	if err != nil {
 		return err
 	}
@@ -173,6 +136,56 @@ func selfBinary() (string, error) {
 		return filepath.Abs(p)
 	}
 	return os.Executable()
+}
+
+// clusterFlags are run's --cluster options, checked by clusterOptions.
+type clusterFlags struct {
+	kind, partition, account string
+	poll                     time.Duration
+}
+
+// parseRun reads and checks run's flags; gpus is how many GPUs the host
+// has (0: unknown).
+func parseRun(e *env, args []string, gpus int) (runner.Options, string, clusterFlags, error) {
+	fs := newFlags(e, "run", "STUDY.cue [--simulate] [--only STEP] [--max-trials N] [--force] [--gpus 0,1] [--container docker|podman]")
+	o := runner.Options{Version: version, Progress: e.stderr}
+	var cf clusterFlags
+	fs.StringVar(&o.Results, "results", "results", "results folder")
+	fs.BoolVar(&o.Simulate, "simulate", false, "replace every engine by servelab-sim with the same arguments")
+	fs.StringVar(&o.SimPath, "sim", "", "servelab-sim binary (default: beside servelab, then PATH)")
+	fs.StringVar(&o.Only, "only", "", "run only this step's trials")
+	fs.IntVar(&o.MaxTrials, "max-trials", 0, "stop after this many trials")
+	fs.BoolVar(&o.Force, "force", false, "run trials again even when they have a record")
+	list := fs.String("gpus", "", "GPUs for the engines (CUDA_VISIBLE_DEVICES), each once: indexes or UUIDs")
+	container := fs.String("container", "", "run each engine in a container of this runtime (docker or podman), from the study's image")
+	cache := fs.String("model-cache", "", "with --container: host folder mounted as the Hugging Face cache")
+	fs.StringVar(&cf.kind, "cluster", "", "submit each configuration group as a batch job of this cluster (slurm)")
+	fs.StringVar(&cf.partition, "partition", "", "with --cluster slurm: the partition to submit to")
+	fs.StringVar(&cf.account, "account", "", "with --cluster slurm: the account to charge")
+	fs.DurationVar(&cf.poll, "poll", 5*time.Second, "with --cluster: how often to read the job queue")
+	fs.StringVar(&o.Group, "group", "", "run only this configuration group (what a cluster job runs)")
+	fs.DurationVar(&o.HealthTimeout, "health-timeout", 20*time.Minute, "how long an engine may take to become healthy")
+	pos, err := parse(fs, args)
+	switch {
+	case err != nil:
+		return o, "", cf, err
+	case len(pos) != 1:
+		return o, "", cf, usagef("want one study file, got %d arguments", len(pos))
+	case o.MaxTrials < 0:
+		return o, "", cf, usagef("--max-trials %d: want 0 (no limit) or more", o.MaxTrials)
+	case o.HealthTimeout <= 0:
+		return o, "", cf, usagef("--health-timeout %s: want a positive duration (e.g. 20m)", o.HealthTimeout)
+	case cf.poll <= 0:
+		return o, "", cf, usagef("--poll %s: want a positive duration (e.g. 5s)", cf.poll)
+	case *container != "" && o.Simulate:
+		return o, "", cf, usagef("--container and --simulate exclude each other: servelab-sim runs as a local process")
+	case *container != "":
+		o.Launcher = engine.Container{Runtime: *container, Cache: *cache}
+	case *cache != "":
+		return o, "", cf, usagef("--model-cache is for --container")
+	}
+	o.GPUs, err = parseGPUs(*list, gpus)
+	return o, pos[0], cf, err
 }
 
 // simBinary finds servelab-sim: the flag, beside this binary, or PATH.

@@ -118,3 +118,26 @@ func TestPidFileBeforeHealth(t *testing.T) {
 		t.Error("pid file left after the engine stopped")
 	}
 }
+
+// FuzzParseIdentity: a pid file's text never panics the reaper, and what
+// it accepts is complete (a pid of a process, a start time, a boot, an
+// executable) and reads back the same.
+func FuzzParseIdentity(f *testing.F) {
+	f.Add([]byte("pid 4242\nstart 123456\nboot 5f0e6f0e-1b1a-4c0f-9a55-1e2b3c4d5e6f\nexe /usr/bin/python3.12\n"))
+	f.Add([]byte("4242\n"))
+	f.Add([]byte("pid 1\nstart 1\nboot x\nexe /sbin/init\n"))
+	f.Add([]byte("pid 7\npid 8\nstart 1\nboot b\nexe e\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		id, err := ParseIdentity(b)
+		if err != nil {
+			return
+		}
+		if id.Pid <= 1 || id.Start == 0 || id.Boot == "" || id.Exe == "" {
+			t.Fatalf("incomplete identity accepted: %+v", id)
+		}
+		again, err := ParseIdentity(id.Encode())
+		if err != nil || again != id {
+			t.Fatalf("%+v reads back as %+v (%v)", id, again, err)
+		}
+	})
+}

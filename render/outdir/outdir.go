@@ -8,13 +8,13 @@
 package outdir
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -79,11 +79,16 @@ func Written(dir, flag string) (map[string]bool, error) {
 	if err != nil {
 		return nil, err
 	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		if l := sc.Text(); l != "" && !strings.HasPrefix(l, "#") {
-			files[l] = true
+	for i, l := range strings.Split(string(data), "\n") {
+		if l == "" || strings.HasPrefix(l, "#") {
+			continue
 		}
+		// A hand-edited marker must not make servelab touch a file
+		// outside the folder (or the marker itself).
+		if !filepath.IsLocal(l) || path.Clean(l) != l || l == Marker || strings.Contains(l, "\\") {
+			return nil, fmt.Errorf("%s:%d: %q is not a file inside the folder; the marker was edited: fix it or give another %s folder", filepath.Join(dir, Marker), i+1, l, flag)
+		}
+		files[l] = true
 	}
 	return files, nil
 }
