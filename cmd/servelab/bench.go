@@ -217,7 +217,7 @@ func waitHealthy(target string, d time.Duration) error {
 			}
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("%s not healthy after %s", url, d)
+			return fmt.Errorf("--wait %s: %s did not answer 200 in that time; is the server up (and --target right)?", d, url)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -66,7 +66,7 @@ func languages(list string) ([]*i18n.Printer, error) {
 	for _, l := range strings.Split(list, ",") {
 		p, err := i18n.New(strings.TrimSpace(l))
 		if err != nil {
-			return nil, usageError{err.Error()}
+			return nil, usagef("--lang: %v", err)
 		}
 		out = append(out, p)
 	}
@@ -78,7 +78,7 @@ func outFormats(list string) (map[string]bool, error) {
 	for _, f := range strings.Split(list, ",") {
 		f = strings.TrimSpace(f)
 		if f != "md" && f != "html" {
-			return nil, usagef("unknown format %q (want md, html)", f)
+			return nil, usagef("--format: unknown format %q (want md, html)", f)
 		}
 		out[f] = true
 	}

@@ -98,7 +98,7 @@ func start(ctx context.Context, s Spec, timeout time.Duration) (*Process, error)
 	}
 	if err := cmd.Start(); err != nil {
 		logf.Close()
-		return nil, fmt.Errorf("starting %s: %w", argv[0], err)
+		return nil, fmt.Errorf("starting %s: %w (install the engine on this host, or try the study with --simulate)", argv[0], err)
 	}
 	p := &Process{URL: fmt.Sprintf("http://127.0.0.1:%d", port), cmd: cmd, exited: make(chan struct{}), log: s.Log, pid: s.PidFile}
 	go func() { p.err = cmd.Wait(); logf.Close(); close(p.exited) }()

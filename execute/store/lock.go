@@ -47,7 +47,7 @@ func (s *Store) LockFile(name string, wait time.Duration, who string) (unlock fu
 		if time.Now().After(deadline) {
 			holder, _ := os.ReadFile(path)
 			f.Close()
-			return nil, fmt.Errorf("%w: %s is held by %s", ErrLocked, s.Dir, strings.TrimSpace(string(holder)))
+			return nil, fmt.Errorf("%w: %s is held by %s; wait for it to finish, or give another --results folder", ErrLocked, s.Dir, strings.TrimSpace(string(holder)))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

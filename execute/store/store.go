@@ -81,11 +81,11 @@ func (s *Store) Samples(run Run) ([]record.Sample, error) {
 	}
 	sum := sha256.Sum256(data)
 	if hex.EncodeToString(sum[:8])+".samples.jsonl.gz" != run.Record.Samples {
-		return nil, fmt.Errorf("%s: content does not match its name; left in place", path)
+		return nil, fmt.Errorf("%s: content does not match its name; left in place: restore it from git", path)
 	}
 	samples, err := record.DecodeSamples(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v; left in place", path, err)
+		return nil, fmt.Errorf("%s: %v; left in place: restore it from git", path, err)
 	}
 	return samples, nil
 }
@@ -196,10 +196,10 @@ func LoadFile(path, key string) (*record.Record, error) {
 	}
 	r, err := record.Decode(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v; left in place", path, err)
+		return nil, fmt.Errorf("%s: %v; left in place: restore it from git or move it out of the results folder", path, err)
 	}
 	if r.Key != key {
-		return nil, fmt.Errorf("%s: record of trial %s filed under %s; left in place", path, r.Key[:12], key[:min(12, len(key))])
+		return nil, fmt.Errorf("%s: record of trial %s filed under %s; left in place: move it into %s", path, r.Key[:12], key[:min(12, len(key))], r.Key)
 	}
 	return r, nil
 }
