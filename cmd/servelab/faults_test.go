@@ -18,8 +18,8 @@ import (
 	"servelab.dev/execute/store"
 )
 
-// faultStudy is decided far from every threshold (a variant 3x worse, one
-// 1.4x better against a 10 % rule), so an interrupted run must reach the
+// faultStudy is decided far from every threshold (a variant 2x worse, one
+// 1.5x better, against a 5 % rule), so an interrupted run must reach the
 // decisions of an uninterrupted one.
 const faultStudy = "testdata/faults/study.cue"
 
