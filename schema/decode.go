@@ -122,6 +122,7 @@ func (l *Loader) decode(file, id string, v, orig cue.Value) (*Study, error) {
 	c.hardware()
 	c.translations()
 	c.profiles()
+	c.runTokens()
 	c.objective()
 	c.baseline()
 	c.steps()
@@ -204,6 +205,19 @@ func (c *checker) profiles() {
 	for i, st := range s.Steps {
 		for j, p := range st.Profiles {
 			c.profileRef([]any{"steps", i, "profiles", j}, p)
+		}
+	}
+}
+
+// runTokens keeps each profile's run within memory: its requests times
+// the longest output is what the client holds per request token.
+func (c *checker) runTokens() {
+	out, warm := c.s.Benchmark.MaxOutput(), c.s.Benchmark.Warmup
+	for _, name := range slices.Sorted(maps.Keys(c.s.Profiles)) {
+		p := c.s.Profiles[name]
+		if n := int64(p.Requests+warm) * int64(out); n > MaxRunTokens {
+			c.errorf([]any{"profiles", name, "requests"}, "%d requests (and %d warm-up) of up to %d output tokens make %d tokens, more than one run keeps in memory (%d): send fewer requests or shorter outputs",
+				p.Requests, warm, out, n, MaxRunTokens)
 		}
 	}
 }

@@ -15,4 +15,22 @@ const (
 	MaxTokens      = 1 << 20 // prompt, prefix and output lengths
 	MaxTimeout     = 86400   // seconds, per request
 	MaxRepeats     = 100
+	// MaxRunTokens bounds the output tokens of one profile's run
+	// (requests × the longest output): each token's arrival gap is kept
+	// in memory and in the samples, 8 bytes each.
+	MaxRunTokens = 100_000_000
+	// ShareGPTMaxOutput is the longest output a ShareGPT entry can ask
+	// for (vLLM's filter: prompt plus output at most 2048 tokens).
+	ShareGPTMaxOutput = 2048
 )
+
+// MaxOutput is the longest output one request of the benchmark can ask.
+func (b Benchmark) MaxOutput() int {
+	switch {
+	case b.Output.MaxTokens > 0:
+		return b.Output.MaxTokens
+	case b.Dataset.Name == "random":
+		return int(float64(b.Dataset.OutputLen)*(1+b.Dataset.RangeRatio)) + 1
+	}
+	return ShareGPTMaxOutput
+}

@@ -42,6 +42,14 @@ func checkBench(b benchFlags) error {
 			return usagef("%s %d: want %d to %d %s", c.name, c.v, c.lo, c.hi, c.what)
 		}
 	}
+	out := schema.ShareGPTMaxOutput
+	if b.random != "" {
+		_, out, _ = parseRandom(b.random)
+	}
+	if n := int64(b.requests+b.warmup) * int64(out); n > schema.MaxRunTokens {
+		return usagef("--requests %d: with up to %d output tokens each that makes %d tokens, more than one run keeps in memory (%d): send fewer requests or shorter outputs",
+			b.requests, out, n, schema.MaxRunTokens)
+	}
 	if b.kind == "concurrency" && b.conc == 0 {
 		return usagef("--kind concurrency needs --concurrency N (1 to %d)", schema.MaxConcurrency)
 	}
