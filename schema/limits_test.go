@@ -61,3 +61,15 @@ func TestLimitsMatchSchema(t *testing.T) {
 		t.Errorf("burstiness %v: %v", MinBurstiness/2, err)
 	}
 }
+
+// A profile whose requests times its longest output exceeds what one run
+// keeps in memory is refused, naming the profile's requests.
+func TestRunTokensBounded(t *testing.T) {
+	src := fmt.Sprintf(strings.Replace(limitStudy, "outputLen: 8", "outputLen: 1000", 1), "8", "0", "60", "2", "1", "200000", "4")
+	f := filepath.Join(t.TempDir(), "lim.cue")
+	os.WriteFile(f, []byte(src), 0o644)
+	_, err := loader(t).LoadFile(f)
+	if err == nil || !strings.Contains(err.Error(), "profiles.p.requests") || !strings.Contains(err.Error(), "more than one run keeps in memory") {
+		t.Errorf("err = %v", err)
+	}
+}
