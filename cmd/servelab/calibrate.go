@@ -10,6 +10,7 @@ import (
 	"servelab.dev/execute/dataset"
 	"servelab.dev/execute/engine"
 	"servelab.dev/execute/load"
+	"servelab.dev/schema"
 )
 
 // Calibration is the client's headroom on this host.
@@ -27,6 +28,9 @@ func runCalibrate(e *env, args []string) error {
 	maxRate := fs.Float64("max-rate", 1600, "highest request rate to try")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := inRange("--max-rate", *maxRate, 1, schema.MaxRate, "requests per second"); err != nil {
 		return err
 	}
 	url, stop, err := startZeroSim(*simPath)

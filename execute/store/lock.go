@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"time"
@@ -74,6 +75,10 @@ func ignoreRuntimeFiles(dir string) {
 	}
 }
 
+// tempName is the name os.CreateTemp gives writeAtomic's files, and the
+// engine's pid file while it is written.
+var tempName = regexp.MustCompile(`^(\.tmp-[0-9]+|\.engine-[0-9a-f]{16}\.pid\.tmp)$`)
+
 // CleanTemp removes the temporary files that a writer killed between
 // its write and its rename left (.tmp-* in the folder and in each
 // trial's folder), and returns their paths. Call it holding the lock:
@@ -83,6 +88,9 @@ func (s *Store) CleanTemp() []string {
 	for _, pat := range []string{".tmp-*", "*/.tmp-*", ".engine-*.pid.tmp"} {
 		files, _ := filepath.Glob(filepath.Join(s.Dir, pat))
 		for _, f := range files {
+			if !tempName.MatchString(filepath.Base(f)) {
+				continue // not a name servelab's writers give
+			}
 			if os.Remove(f) == nil {
 				gone = append(gone, f)
 			}

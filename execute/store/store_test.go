@@ -201,3 +201,25 @@ func TestInvalidRecordsSkippedAndListed(t *testing.T) {
 		t.Error("the invalid file was not left in place")
 	}
 }
+
+// CleanTemp removes only what servelab's writers leave: a file a person
+// named like one is kept.
+func TestCleanTempOnlyOwnFiles(t *testing.T) {
+	s := Open(t.TempDir())
+	key := filepath.Join(s.Dir, strings.Repeat("b", 64))
+	os.MkdirAll(key, 0o755)
+	own := []string{filepath.Join(key, ".tmp-123456"), filepath.Join(s.Dir, ".engine-0123456789abcdef.pid.tmp")}
+	mine := []string{filepath.Join(key, ".tmp-notes.txt"), filepath.Join(s.Dir, ".tmp-keep")}
+	for _, f := range append(append([]string(nil), own...), mine...) {
+		os.WriteFile(f, []byte("x"), 0o644)
+	}
+	gone := s.CleanTemp()
+	if len(gone) != len(own) {
+		t.Errorf("removed %v", gone)
+	}
+	for _, f := range mine {
+		if _, err := os.Stat(f); err != nil {
+			t.Errorf("%s removed", f)
+		}
+	}
+}
