@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"servelab.dev/execute/store"
+	"servelab.dev/render/outdir"
 	"servelab.dev/schema"
 )
 
@@ -22,8 +23,9 @@ func runSchema(e *env, args []string) error {
 	if len(pos) != 2 || pos[0] != "export" {
 		return usagef("want: servelab schema export DIR")
 	}
-	dir := filepath.Join(pos[1], "cue.mod", "pkg", filepath.FromSlash(schema.ImportPath))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	files := schema.Files()
+	dir, err := schemaDir(filepath.Join(pos[1], "cue.mod", "pkg", filepath.FromSlash(schema.ImportPath)), files)
+	if err != nil {
 		return err
 	}
 	mod := filepath.Join(pos[1], "cue.mod", "module.cue")
@@ -32,19 +34,41 @@ func runSchema(e *env, args []string) error {
 			return err
 		}
 	}
-	files := schema.Files()
 	names := make([]string, 0, len(files))
 	for n := range files {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		if err := writeAtomic(filepath.Join(dir, n), files[n]); err != nil {
+		if err := dir.Write(n, files[n]); err != nil {
 			return err
 		}
-		fmt.Fprintln(e.stdout, filepath.Join(dir, n))
+		fmt.Fprintln(e.stdout, filepath.Join(dir.Path, n))
 	}
 	return nil
+}
+
+// schemaDir claims the schema's package folder. An export made before
+// the folder had a marker holds only the schema's own file names: it is
+// taken as servelab's; anything else there is refused.
+func schemaDir(dir string, files map[string][]byte) (*outdir.Dir, error) {
+	if _, err := os.Stat(filepath.Join(dir, outdir.Marker)); os.IsNotExist(err) {
+		ents, _ := os.ReadDir(dir)
+		own := map[string]bool{}
+		for _, e := range ents {
+			if files[e.Name()] == nil || e.IsDir() {
+				own = nil
+				break
+			}
+			own[e.Name()] = true
+		}
+		if len(own) > 0 {
+			if err := writeAtomic(filepath.Join(dir, outdir.Marker), outdir.Manifest(own)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return outdir.Open(dir, "schema export")
 }
 
 // writeAtomic replaces path with data through a temporary file and a
