@@ -74,6 +74,13 @@ func pgidOf(stat []byte) int {
 	return g
 }
 
+// zombie reports a process that has exited and waits for its parent:
+// nothing to stop.
+func zombie(stat []byte) bool {
+	i := bytes.LastIndexByte(stat, ')')
+	return i >= 0 && bytes.HasPrefix(bytes.TrimLeft(stat[i+1:], " "), []byte("Z"))
+}
+
 // Encode is the pid file's text.
 func (id Identity) Encode() []byte {
 	return fmt.Appendf(nil, "pid %d\nstart %d\nboot %s\nexe %s\n", id.Pid, id.Start, id.Boot, id.Exe)
@@ -197,7 +204,7 @@ func stopMembers(id Identity) int {
 	n := 0
 	for _, p := range procs {
 		stat, err := os.ReadFile(p)
-		if err != nil || pgidOf(stat) != id.Pid {
+		if err != nil || pgidOf(stat) != id.Pid || zombie(stat) {
 			continue
 		}
 		if st, err := startTime(stat); err == nil && st >= id.Start {
