@@ -168,22 +168,37 @@ func snapshot(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(os.WriteFile(ts.MkAbs(".snapshots/"+args[0]), []byte(b.String()), 0o644))
 }
 
-// unchanged NAME fails unless every file snapshot NAME saw is still
-// there with the same bytes (new files are allowed).
+// unchanged NAME [DIR] fails unless every file snapshot NAME saw is
+// still there with the same bytes (new files are allowed); with DIR, a
+// file may instead have moved anywhere under DIR, bytes unchanged.
 func unchanged(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: unchanged NAME")
+	if neg || len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: unchanged NAME [DIR]")
 	}
 	list, err := os.ReadFile(ts.MkAbs(".snapshots/" + args[0]))
 	ts.Check(err)
+	moved := map[string]string{} // sha256 → path, under DIR
+	if len(args) == 2 {
+		filepath.WalkDir(ts.MkAbs(args[1]), func(p string, e fs.DirEntry, err error) error {
+			if err == nil && !e.IsDir() {
+				if data, err := os.ReadFile(p); err == nil {
+					moved[fmt.Sprintf("%x", sha256.Sum256(data))] = p
+				}
+			}
+			return nil
+		})
+	}
 	n := 0
 	for _, line := range strings.Split(strings.TrimSpace(string(list)), "\n") {
 		sum, path, _ := strings.Cut(line, " ")
 		data, err := os.ReadFile(path)
-		if err != nil {
+		switch {
+		case err == nil && fmt.Sprintf("%x", sha256.Sum256(data)) == sum:
+		case moved[sum] != "":
+			ts.Logf("%s moved to %s", path, moved[sum])
+		case err != nil:
 			ts.Fatalf("%s is gone: %v", path, err)
-		}
-		if fmt.Sprintf("%x", sha256.Sum256(data)) != sum {
+		default:
 			ts.Fatalf("%s changed", path)
 		}
 		n++
