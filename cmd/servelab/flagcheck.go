@@ -53,10 +53,13 @@ func checkBench(b benchFlags) error {
 	if b.kind == "concurrency" && b.conc == 0 {
 		return usagef("--kind concurrency needs --concurrency N (1 to %d)", schema.MaxConcurrency)
 	}
+	if b.timeout <= 0 {
+		return usagef("--timeout %s: want a positive duration (a request without a limit can hang the run)", b.timeout)
+	}
 	for _, d := range []struct {
 		name string
 		v    time.Duration
-	}{{"--timeout", b.timeout}, {"--max-duration", b.maxDur}, {"--wait", b.wait}} {
+	}{{"--max-duration", b.maxDur}, {"--wait", b.wait}} {
 		if d.v < 0 {
 			return usagef("%s %s: want a duration of 0 or more (0: none)", d.name, d.v)
 		}

@@ -49,7 +49,7 @@ func FuzzBenchFlags(f *testing.F) {
 			t.Fatalf("requests %d, warmup %d accepted", b.requests, b.warmup)
 		case b.conc < 0 || b.conc > schema.MaxConcurrency || (b.kind == "concurrency" && b.conc == 0):
 			t.Fatalf("concurrency %d accepted", b.conc)
-		case b.timeout < 0 || b.maxDur < 0 || b.wait < 0:
+		case b.timeout <= 0 || b.maxDur < 0 || b.wait < 0:
 			t.Fatalf("negative duration accepted")
 		case b.target == "" || b.model == "" || (b.data == "") == (b.random == ""):
 			t.Fatalf("incomplete flags accepted: %+v", b)
