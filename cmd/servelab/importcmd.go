@@ -29,10 +29,7 @@ func runImport(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	switch {
-	case *entry < 0:
-		return usagef("--entry %d: want 1 or more (0: the file's only run)", *entry)
-	case *wait < 0:
+	if *wait < 0 {
 		return usagef("--lock-wait %s: want a duration of 0 or more", *wait)
 	}
 	if len(pos) != 2 || *sel == "" || *format == "" {
