@@ -18,9 +18,10 @@ import (
 	"servelab.dev/execute/store"
 )
 
-// faultStudy is decided far from every threshold (a variant about 2x
-// worse, one 2-3x better, against a 5 % rule), so an interrupted run must
-// reach the decisions of an uninterrupted one.
+// faultStudy is decided far from every threshold (a variant 1.6x worse,
+// one 2x better, against a 5 % rule) on a closed-loop profile, where a
+// starved CPU slows every request alike instead of building a queue, so
+// an interrupted run must reach the decisions of an uninterrupted one.
 const faultStudy = "testdata/faults/study.cue"
 
 // faultMain makes this test binary run servelab's Main (see TestMain)
