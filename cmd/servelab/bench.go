@@ -106,7 +106,8 @@ func bench(e *env, b benchFlags) error {
 		}
 	}
 	if r.Status == "failed" {
-		return fmt.Errorf("%s (%d requests failed; the reasons are above)", r.Reason, r.Metrics.Failed)
+		failed, _ := record.Count(r.Metrics.Failed) // bench counts every request it sent
+		return fmt.Errorf("%s (%d requests failed; the reasons are above)", r.Reason, failed)
 	}
 	return nil
 }
