@@ -37,6 +37,16 @@ func runAnalyze(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	unused, err := store.Open(*results).Unused()
+	if err != nil {
+		return err
+	}
+	var keys, paths, reasons []string
+	var invalid []bool
+	for _, u := range unused {
+		keys, paths, reasons, invalid = append(keys, u.Key), append(paths, u.Path), append(reasons, u.Reason), append(invalid, u.Invalid)
+	}
+	a.Exclude(keys, paths, reasons, invalid)
 	if *asJSON {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
@@ -44,34 +54,21 @@ func runAnalyze(e *env, args []string) error {
 		return enc.Encode(a)
 	}
 	writeAnalysis(e.stdout, s, a)
-	unused, err := store.Open(*results).Unused()
-	if err != nil {
-		return err
-	}
-	writeUnused(e.stdout, a, unused)
+	writeUnused(e.stdout, a)
 	return nil
 }
 
 // writeUnused lists the study's runs that no decision uses: failed runs
 // with their reasons, and files that are not valid records with what is
-// wrong. (The decision outcome of issue 12 will carry the same list.)
-func writeUnused(w io.Writer, a *decide.Analysis, unused []store.Excluded) {
-	names := map[string]string{}
-	for _, t := range a.Plan.Trials {
-		if t.Key != "" {
-			names[t.Key] = fmt.Sprintf("%s/%s/%s/%d", t.Step, t.Variant, t.Profile, t.Repeat)
-		}
-	}
+// wrong (the analysis's Excluded, which --json carries too).
+func writeUnused(w io.Writer, a *decide.Analysis) {
 	var failed, invalid []string
-	for _, u := range unused {
-		name, ok := names[u.Key]
-		switch {
-		case !ok:
-		case u.Invalid:
-			invalid = append(invalid, fmt.Sprintf("  %s  %s", name, u.Reason))
-		default:
+	for _, u := range a.Excluded {
+		if u.Invalid {
+			invalid = append(invalid, fmt.Sprintf("  %s  %s", u.Run, u.Reason))
+		} else {
 			why, _, _ := strings.Cut(u.Reason, "\n")
-			failed = append(failed, fmt.Sprintf("  %s  %s: %s", name, u.Path, why))
+			failed = append(failed, fmt.Sprintf("  %s  %s: %s", u.Run, u.Path, why))
 		}
 	}
 	for _, l := range []struct {

@@ -1,6 +1,8 @@
 package decide
 
 import (
+	"fmt"
+
 	"servelab.dev/schema"
 	"servelab.dev/schema/plan"
 )
@@ -27,6 +29,9 @@ type Analysis struct {
 	// ones when simulated figures were asked for), which no figure uses.
 	Provenance map[string]int `json:"provenance"`
 	SetAside   int            `json:"setAside,omitempty"`
+	// Excluded are the study's failed runs and invalid record files,
+	// which no decision uses (set by the caller, which reads the store).
+	Excluded []Excluded `json:"excluded,omitempty"`
 	// Plan is the plan the analysis decided (for renderers), and Runs
 	// the records of the class it read.
 	Plan *plan.Plan `json:"-"`
@@ -270,4 +275,30 @@ func (a *Analysis) notes() []string {
 		notes = append(notes, NoNoiseNote)
 	}
 	return notes
+}
+
+// Excluded is a run no decision uses: a failed run, or a file that is
+// not a valid record.
+type Excluded struct {
+	Run     string `json:"run"` // step/variant/profile/repeat
+	Path    string `json:"path"`
+	Invalid bool   `json:"invalid"`
+	Reason  string `json:"reason"`
+}
+
+// Exclude keeps the excluded runs that belong to the analysis's trials,
+// named by their role, so analyze and its JSON list the same.
+func (a *Analysis) Exclude(keys, paths, reasons []string, invalid []bool) {
+	names := map[string]string{}
+	for _, t := range a.Plan.Trials {
+		if t.Key != "" {
+			names[t.Key] = fmt.Sprintf("%s/%s/%s/%d", t.Step, t.Variant, t.Profile, t.Repeat)
+		}
+	}
+	a.Excluded = []Excluded{}
+	for i, k := range keys {
+		if name, ok := names[k]; ok {
+			a.Excluded = append(a.Excluded, Excluded{Run: name, Path: paths[i], Invalid: invalid[i], Reason: reasons[i]})
+		}
+	}
 }
