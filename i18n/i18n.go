@@ -18,6 +18,7 @@ import (
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 	"golang.org/x/text/message/catalog"
+	"golang.org/x/text/number"
 )
 
 // Codes are the report languages, in the order reports list them.
@@ -82,6 +83,26 @@ func MustNew(lang string) *Printer {
 
 // Lang is the printer's language code.
 func (p *Printer) Lang() string { return p.lang }
+
+// Num writes v with prec decimals as the language writes numbers
+// (golang.org/x/text/number): 1,012.73 in English and Chinese, 1 012,73
+// in Russian (decimal comma, non-breaking space between thousands).
+func (p *Printer) Num(v float64, prec int) string {
+	return p.p.Sprint(number.Decimal(v, number.Scale(prec)))
+}
+
+// Unit spells a unit symbol as the language writes it: Russian text uses
+// Russian symbols (с, мс); Chinese technical text keeps the SI symbols.
+func (p *Printer) Unit(u string) string {
+	if s, ok := units[p.lang][u]; ok {
+		return s
+	}
+	return u
+}
+
+var units = map[string]map[string]string{
+	"ru": {"s": "с", "ms": "мс", "tok/s": "ток/с", "req/s": "запр/с", "GiB": "ГиБ", "TB/s": "ТБ/с"},
+}
 
 // T formats the message key in the printer's language. A key missing
 // from the catalog is a programming error the tests catch; it prints in

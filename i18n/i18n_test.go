@@ -115,3 +115,35 @@ func TestUnknownKeyIsMarked(t *testing.T) {
 		t.Errorf("%q", got)
 	}
 }
+
+// Every catalog message that names a glossary concept in English names
+// it with the glossary's words in Chinese and Russian.
+func TestCatalogsUseGlossary(t *testing.T) {
+	for _, m := range messages {
+		en := strings.ToLower(m.key)
+		if e, ok := metricEnglish[m.key]; ok {
+			en = strings.ToLower(e)
+		}
+		for _, term := range Terms {
+			if !regexp.MustCompile(`\b` + regexp.QuoteMeta(term.EN) + `(\b|\W|$)`).MatchString(en) {
+				continue
+			}
+			if !strings.Contains(m.zh, term.ZH) {
+				t.Errorf("%q: Chinese %q lacks %q", m.key, m.zh, term.ZH)
+			}
+			if !strings.Contains(strings.ToLower(m.ru), term.RU) {
+				t.Errorf("%q: Russian %q lacks %q", m.key, m.ru, term.RU)
+			}
+		}
+	}
+}
+
+// Chinese messages use full-width punctuation next to Chinese text.
+func TestChinesePunctuation(t *testing.T) {
+	bad := regexp.MustCompile(`\p{Han}[,;:()!?]|[,;:()!?]\p{Han}`)
+	for _, m := range messages {
+		if s := verbRE.ReplaceAllString(m.zh, "X"); bad.MatchString(s) {
+			t.Errorf("%q: half-width punctuation in %q", m.key, m.zh)
+		}
+	}
+}

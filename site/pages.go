@@ -147,6 +147,9 @@ func indexRow(pg page, p *i18n.Printer) row {
 	if r.Newest == "" {
 		r.Newest = p.T("imported, undated")
 	}
+	if pg.a.Final == nil {
+		r.Title = p.T("Draft: %s", r.Title)
+	}
 	return r
 }
 

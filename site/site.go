@@ -16,8 +16,6 @@ package site
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"net/url"
 	"os"
@@ -28,13 +26,14 @@ import (
 	"servelab.dev/execute/store"
 	"servelab.dev/i18n"
 	d "servelab.dev/render/document"
+	rhtml "servelab.dev/render/html"
 	"servelab.dev/render/outdir"
 	"servelab.dev/render/report"
 	"servelab.dev/schema"
 )
 
 // EChartsSHA256 pins dist/echarts.min.js of npm echarts 5.6.0.
-const EChartsSHA256 = "bf4a223524e40b77c304bec67e1222cf551f14880cf42c69dc046558e11c07b1"
+const EChartsSHA256 = rhtml.EChartsSHA256
 
 // Options say where the inputs are.
 type Options struct {
@@ -44,6 +43,9 @@ type Options struct {
 	// BaseURL is the absolute http(s) URL of the site root, for the
 	// sitemap; "" writes no sitemap.
 	BaseURL string
+	// Drafts publishes undecided studies too, marked as drafts; by
+	// default the site shows decided studies only.
+	Drafts bool
 }
 
 // CSP allows the page's own origin only. Inline styles stay allowed
@@ -166,7 +168,14 @@ func load(o Options) ([]page, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", s.File, err)
 		}
-		pages = append(pages, page{s: s, a: a, doc: report.Build(s, a, a.Runs), newest: newest(a, a.Runs)})
+		if a.Final == nil && !o.Drafts {
+			continue
+		}
+		doc := report.Build(s, a, a.Runs)
+		if a.Final == nil {
+			doc.Blocks = append([]d.Block{d.Banner{Text: d.M("Draft: this study is not decided yet, so its figures are incomplete and it recommends nothing.")}}, doc.Blocks...)
+		}
+		pages = append(pages, page{s: s, a: a, doc: doc, newest: newest(a, a.Runs)})
 	}
 	return pages, nil
 }
@@ -219,20 +228,9 @@ func writeAssets(dir string, echarts string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	js, err := os.ReadFile(filepath.Join(echarts, "dist", "echarts.min.js"))
+	files, err := rhtml.ECharts(echarts)
 	if err != nil {
-		return fmt.Errorf("%v: the site needs the pinned npm echarts package; run `make site` (npm ci in site/)", err)
-	}
-	if sum := sha256.Sum256(js); hex.EncodeToString(sum[:]) != EChartsSHA256 {
-		return fmt.Errorf("%s: sha256 %x, want %s (echarts 5.6.0 as pinned in site/package-lock.json)", echarts, sum, EChartsSHA256)
-	}
-	files := map[string][]byte{"echarts.min.js": js}
-	for _, n := range []string{"LICENSE", "NOTICE"} {
-		b, err := os.ReadFile(filepath.Join(echarts, n))
-		if err != nil {
-			return err
-		}
-		files["echarts-"+n+".txt"] = b
+		return err
 	}
 	for n, b := range siteAssets() {
 		files[n] = b

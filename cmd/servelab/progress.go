@@ -62,8 +62,21 @@ func (p *ttyProgress) status() {
 	if p.done > 0 {
 		eta = elapsed / time.Duration(p.done) * time.Duration(max(0, p.total-p.done))
 	}
-	fmt.Fprintf(p.w, "[%s%s] %d/%d trials · %s · %s elapsed · ETA %s", strings.Repeat("=", n), strings.Repeat(" ", width-n),
-		p.done, p.total, p.current, elapsed.Round(time.Second), max(0, eta).Round(time.Second))
+	line := fmt.Sprintf("[%s%s] %d/%d trials · %s elapsed · ETA %s · %s", strings.Repeat("=", n), strings.Repeat(" ", width-n),
+		p.done, p.total, elapsed.Round(time.Second), max(0, eta).Round(time.Second), p.current)
+	fmt.Fprint(p.w, clip(line, statusWidth))
+}
+
+// statusWidth keeps the status line on one row of an 80-column
+// terminal: a line that wraps cannot be erased with \r\033[K.
+const statusWidth = 79
+
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
 }
 
 // finish ends the status line.

@@ -24,6 +24,7 @@ func runRender(e *env, args []string) error {
 	formats := fs.String("format", "md,html", "output formats: md, html")
 	out := fs.String("o", "", "output folder")
 	results := fs.String("results", "results", "results folder")
+	echarts := fs.String("echarts", "site/node_modules/echarts", "the pinned npm echarts package the HTML charts need (make site-deps installs it)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -42,6 +43,12 @@ func runRender(e *env, args []string) error {
 	if _, err := outdir.Written(*out, "-o"); err != nil {
 		return err // before any work: a folder servelab did not create is refused
 	}
+	var ech map[string][]byte
+	if fm["html"] {
+		if ech, err = html.ECharts(*echarts); err != nil {
+			return err
+		}
+	}
 	rs, err := loadRecords(e, store.Open(*results))
 	if err != nil {
 		return err
@@ -56,9 +63,12 @@ func runRender(e *env, args []string) error {
 		}
 	}
 	if fm["html"] {
-		return writeAssets(dir)
+		return writeAssets(dir, ech)
 	}
 	return nil
+}
+
+	return os.Chmod(path, 0o644)
 }
 
 func languages(list string) ([]*i18n.Printer, error) {
@@ -130,9 +140,13 @@ func renderStudy(e *env, file string, dir *outdir.Dir, ls []*i18n.Printer, fm ma
 	return nil
 }
 
-func writeAssets(dir *outdir.Dir) error {
-	for name, data := range html.Assets() {
-		if err := dir.Write("assets/"+name, data); err != nil {
+func writeAssets(dir *outdir.Dir, echarts map[string][]byte) error {
+	files := html.Assets()
+	for name, data := range echarts {
+		files[name] = data
+	}
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		if err := dir.Write("assets/"+name, files[name]); err != nil {
 			return err
 		}
 	}

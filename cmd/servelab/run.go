@@ -37,6 +37,7 @@ func runRun(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	finish := func() {}
 	if isTerminal(e.stderr) {
 		tty := newTTYProgress(e.stderr, 0, 0)
 		if rs, err := loadRecords(&env{stdout: io.Discard, stderr: io.Discard, named: map[string]bool{}}, store.Open(o.Results)); err == nil {
@@ -45,12 +46,15 @@ func runRun(e *env, args []string) error {
 			}
 		}
 		o.Progress = tty
-		defer tty.finish()
+		finish = tty.finish
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	began := time.Now()
 	sum, err := runner.Run(ctx, s, o)
+	// The status line goes before anything else is printed, so the
+	// summary starts on a clean line and no bar is left on screen.
+	finish()
 	for _, p := range sum.Invalid {
 		e.named[p] = true // the runner named them in its progress
 	}

@@ -15,6 +15,7 @@ func runSite(e *env, args []string) error {
 	results := fs.String("results", "results", "results folder")
 	echarts := fs.String("echarts", "site/node_modules/echarts", "the pinned npm echarts package (make site installs it)")
 	base := fs.String("base-url", "", "absolute URL the site will be published at (e.g. https://example.org/servelab/), for sitemap.xml; without it no sitemap is written")
+	drafts := fs.Bool("drafts", false, "also publish undecided studies, marked as drafts")
 	serve := fs.String("serve", "", "after building, serve the site on this loopback address (e.g. 127.0.0.1:8080)")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -31,7 +32,7 @@ func runSite(e *env, args []string) error {
 			return err
 		}
 	}
-	if err := site.Build(*out, site.Options{Studies: *studies, Results: *results, ECharts: *echarts, BaseURL: *base}); err != nil {
+	if err := site.Build(*out, site.Options{Studies: *studies, Results: *results, ECharts: *echarts, BaseURL: *base, Drafts: *drafts}); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "site written to %s (open %s/en/index.html)\n", *out, *out)

@@ -7,6 +7,7 @@ package document
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -95,8 +96,16 @@ func (j Join) In(p *i18n.Printer, f Format) string {
 	for i, t := range j.Parts {
 		s[i] = t.In(p, f)
 	}
-	return strings.Join(s, j.Sep)
+	sep := j.Sep
+	if p.Lang() == "zh" {
+		sep = zhSep.Replace(sep)
+	}
+	return strings.Join(s, sep)
 }
+
+// zhSep turns list separators into the full-width forms Chinese text
+// uses; spaces alone stay.
+var zhSep = strings.NewReplacer("; ", "；", ", ", "，", ": ", "：")
 
 // Sentences joins texts with the language's sentence spacing.
 func Sentences(parts ...Text) Text { return sentences(parts) }
@@ -162,20 +171,33 @@ type CodeBlock struct {
 }
 
 // Note is a short remark set apart from the prose (noise, lint, derived
-// figures); Warn marks a warning.
+// figures); Warn marks a warning. Cause names what a warning is about
+// (a lint code, "warmup", "invalid"), so that a page can show one
+// callout per cause.
 type Note struct {
-	Text Text
-	Warn bool
+	Text  Text
+	Warn  bool
+	Cause string
+}
+
+// Details is a part of the page a reader opens on demand: raw benchmark
+// blocks and method. HTML folds it (<details>); Markdown prints it as an
+// appendix section under a level-2 heading.
+type Details struct {
+	ID      string // [A-Za-z0-9_-]
+	Summary Text
+	Blocks  []Block
 }
 
 // Banner is shown at the top of every page of the report.
 type Banner struct{ Text Text }
 
 // Chart is a chart with the numbers behind it; writers that cannot draw
-// print the numbers as a table.
+// print the numbers as a table. Value axes start at 0, so bar heights
+// compare as the figures do.
 type Chart struct {
 	ID         string // [A-Za-z0-9_]: it becomes a JavaScript identifier
-	Kind       string // "bar", "line", or "scatter" (Series.Points, XUnit)
+	Kind       string // "bar", "line", "xy" (Series.X, XName, XUnit) or "scatter" (Series.Points, XUnit)
 	XUnit      string
 	Title      Text
 	Unit       string
@@ -183,6 +205,17 @@ type Chart struct {
 	Series     []Series
 	// Lines are horizontal reference lines, such as an SLO bound.
 	Lines []Line
+	// Marked is the index of the category drawn apart (the incumbent,
+	// the configuration adopted so far) when MarkLabel, its name in the
+	// chart and the table, is set.
+	Marked    int
+	MarkLabel Text
+	// XName names a value x-axis (Kind "xy", Series.X set; the
+	// categories then label the points); XUnit is its unit.
+	XName Text
+	// Tabled says a table just before the chart already gives its
+	// numbers, so writers print no second one.
+	Tabled bool
 }
 
 // Line is a horizontal reference line at Value.
@@ -191,10 +224,13 @@ type Line struct {
 	Value float64
 }
 
-// Series is one named row of a chart; NaN marks a missing value.
+// Series is one named row of a chart; NaN marks a missing value. Low
+// and High, when set, bound each value's interval (error bars).
 type Series struct {
-	Name   Text
-	Values []float64
+	Name      Text
+	Values    []float64
+	Low, High []float64
+	X         []float64 // x of each value, in "xy" charts
 	// Points are (x, y) pairs of a scatter chart; Grey draws them muted.
 	Points [][2]float64
 	Grey   bool
@@ -208,6 +244,7 @@ func (CodeBlock) block() {}
 func (Note) block()      {}
 func (Banner) block()    {}
 func (Chart) block()     {}
+func (Details) block()   {}
 
 // Doc is a report.
 type Doc struct {
@@ -219,5 +256,55 @@ type Doc struct {
 // Add appends blocks.
 func (d *Doc) Add(b ...Block) { d.Blocks = append(d.Blocks, b...) }
 
-// Fixed formats a figure with two decimals, as the seeds print them.
+// Fixed formats a figure with two decimals, as the seeds print them,
+// for code and machine-read places (chart data, benchmark blocks).
 func Fixed(v float64) Lit { return Lit(fmt.Sprintf("%.2f", v)) }
+
+// Num is a figure in prose: written with Prec decimals (-1: as many as
+// it has, up to two) and the language's decimal mark and grouping,
+// followed by its unit in the language's symbols ("1,26 с" in Russian).
+type Num struct {
+	V    float64
+	Prec int
+	Unit string
+}
+
+// N is a figure with two decimals and a unit ("" for none).
+func N(v float64, unit string) Num { return Num{V: v, Prec: 2, Unit: unit} }
+
+func (n Num) In(p *i18n.Printer, f Format) string {
+	prec := n.Prec
+	if prec < 0 {
+		prec = 0
+		for prec < 2 && math.Abs(n.V*math.Pow10(prec)-math.Round(n.V*math.Pow10(prec))) > 1e-9 {
+			prec++
+		}
+	}
+	s := p.Num(n.V, prec)
+	switch n.Unit {
+	case "":
+	case "%":
+		if p.Lang() != "zh" {
+			s += "\u00a0"
+		}
+		s += "%"
+	default:
+		s += "\u00a0" + p.Unit(n.Unit)
+	}
+	return f.Esc(s)
+}
+
+// Unit is a unit symbol in the language's spelling (мс, с in Russian).
+type Unit string
+
+func (u Unit) In(p *i18n.Printer, f Format) string { return f.Esc(p.Unit(string(u))) }
+
+// Paren puts t in parentheses: full-width in Chinese.
+type Paren struct{ Text Text }
+
+func (x Paren) In(p *i18n.Printer, f Format) string {
+	if p.Lang() == "zh" {
+		return "（" + x.Text.In(p, f) + "）"
+	}
+	return "(" + x.Text.In(p, f) + ")"
+}

@@ -185,6 +185,15 @@ func WriteBeside(dir string, s *schema.Study, final *plan.Config) error {
 		if err := store.WriteAtomic(path, files[name]); err != nil {
 			return err
 		}
+		// Published beside the reports: readable by all (the atomic
+		// write's temporary file is private), scripts executable.
+		mode := os.FileMode(0o644)
+		if strings.HasSuffix(name, ".sh") {
+			mode = 0o755
+		}
+		if err := os.Chmod(path, mode); err != nil {
+			return err
+		}
 	}
 	return nil
 }

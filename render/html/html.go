@@ -108,14 +108,25 @@ func Convert(src []byte, charts map[string]string) ([]byte, error) {
 	return out.Bytes(), err
 }
 
-// chartsOf renders each chart of doc to its figure markup.
+// chartsOf renders each chart of doc to its figure markup, and each
+// Details to its opening and closing tags (keys "details ID" and
+// "details-end ID").
 func chartsOf(doc *d.Doc, p *i18n.Printer) map[string]string {
 	out := map[string]string{}
-	for _, b := range doc.Blocks {
-		if c, ok := b.(d.Chart); ok {
-			out[c.ID] = figure(c, p)
+	var walk func([]d.Block)
+	walk = func(bs []d.Block) {
+		for _, b := range bs {
+			switch b := b.(type) {
+			case d.Chart:
+				out["chart "+b.ID] = figure(b, p)
+			case d.Details:
+				out["details "+b.ID] = fmt.Sprintf("<details id=\"%s\"><summary>%s</summary>\n", gohtml.EscapeString(b.ID), gohtml.EscapeString(d.String(b.Summary, p)))
+				out["details-end "+b.ID] = "</details>\n"
+				walk(b.Blocks)
+			}
 		}
 	}
+	walk(doc.Blocks)
 	return out
 }
 
@@ -132,25 +143,35 @@ func figure(c d.Chart, p *i18n.Printer) string {
 		`<script type="application/json" id="chart-data-%[1]s">%[3]s</script></figure>`+"\n", c.ID, title, opt)
 }
 
-// option builds the ECharts option with go-echarts.
+// option builds the ECharts option with go-echarts: the value axis from
+// 0 with the unit as its name, a legend naming every series, the marked
+// category (the incumbent) hatched apart, and error bars where a series
+// has intervals.
 func option(c d.Chart, p *i18n.Printer) map[string]any {
 	cats := make([]string, len(c.Categories))
 	for i, x := range c.Categories {
 		cats[i] = d.String(x, p)
+		if i == c.Marked && c.MarkLabel != nil {
+			cats[i] += "\n(" + d.String(c.MarkLabel, p) + ")"
+		}
 	}
 	global := []charts.GlobalOpts{
 		charts.WithInitializationOpts(opts.Initialization{ChartID: c.ID, Renderer: "svg", AssetsHost: "./"}),
 		charts.WithTitleOpts(opts.Title{Title: wrap(d.String(c.Title, p), 56)}),
-		charts.WithGridOpts(opts.Grid{Top: "84", Bottom: "64"}), // room for a two-line title and the legend
+		charts.WithGridOpts(opts.Grid{Top: "72", Bottom: "36", ContainLabel: opts.Bool(true)}), // room for a two-line title; the legend under the axis labels
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(len(c.Series) > 1), Top: "bottom"}),
-		charts.WithYAxisOpts(opts.YAxis{Name: c.Unit}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Bottom: "0"}),
+		charts.WithXAxisOpts(opts.XAxis{AxisLabel: &opts.AxisLabel{Interval: "0", HideOverlap: opts.Bool(false)}}),
+		charts.WithYAxisOpts(opts.YAxis{Name: p.Unit(c.Unit), Min: 0, Type: "value"}),
 		charts.WithAnimation(false),
 	}
 	if c.Kind == "scatter" {
 		return scatter(c, p, global)
 	}
-	if c.Kind == "line" {
+	var out map[string]any
+	if c.Kind == "xy" {
+		out = xyOption(c, p, global)
+	} else if c.Kind == "line" {
 		l := charts.NewLine()
 		l.SetGlobalOptions(global...)
 		l.SetXAxis(cats)
@@ -159,27 +180,93 @@ func option(c d.Chart, p *i18n.Printer) map[string]any {
 			for i, v := range s.Values {
 				data[i] = opts.LineData{Value: val(v)}
 			}
-			l.AddSeries(d.String(s.Name, p), data)
+			l.AddSeries(d.String(s.Name, p), data, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true)}))
 		}
 		l.Validate()
-		return l.JSON()
+		out = l.JSON()
+	} else {
+		bar := charts.NewBar()
+		bar.SetGlobalOptions(global...)
+		bar.SetXAxis(cats)
+		for si, s := range c.Series {
+			data := make([]opts.BarData, len(s.Values))
+			for i, v := range s.Values {
+				data[i] = opts.BarData{Value: val(v)}
+				if !math.IsNaN(v) {
+					// The label is the figure as the page's language writes it
+					// (a decimal comma in Russian); a formatter without {…}
+					// prints as it is.
+					data[i].Label = &opts.Label{Show: opts.Bool(true), Position: "top", Formatter: p.Num(v, 2)}
+				}
+				if i == c.Marked && c.MarkLabel != nil {
+					data[i].ItemStyle = &opts.ItemStyle{Color: "#9aa5b1", BorderColor: "#3b4754", BorderWidth: 2}
+				}
+			}
+			so := []charts.SeriesOpts{charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Position: "top"})}
+			if si == 0 {
+				so = append(so, markLines(c.Lines, p)...)
+			}
+			bar.AddSeries(d.String(s.Name, p), data, so...)
+		}
+		bar.Validate()
+		out = bar.JSON()
 	}
-	bar := charts.NewBar()
-	bar.SetGlobalOptions(global...)
-	bar.SetXAxis(cats)
-	for i, s := range c.Series {
-		data := make([]opts.BarData, len(s.Values))
+	addErrorBars(out, c, p)
+	return out
+}
+
+// xyOption draws each series as a line through its (x, y) points, both
+// axes from 0, each point labelled with its category (the load).
+func xyOption(c d.Chart, p *i18n.Printer, global []charts.GlobalOpts) map[string]any {
+	l := charts.NewLine()
+	l.SetGlobalOptions(append(global, charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: d.String(c.XName, p) + ", " + p.Unit(c.XUnit), Min: 0,
+		NameLocation: "middle", NameGap: 28}))...)
+	for _, s := range c.Series {
+		var data []opts.LineData
+		for i, y := range s.Values {
+			if i >= len(s.X) || math.IsNaN(y) || math.IsNaN(s.X[i]) {
+				continue
+			}
+			data = append(data, opts.LineData{Name: d.String(c.Categories[i], p), Value: []any{val(s.X[i]), val(y)}})
+		}
+		l.AddSeries(d.String(s.Name, p), data, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true)}),
+			charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Formatter: "{b}", Position: "top"}))
+	}
+	l.Validate()
+	return l.JSON()
+}
+
+// addErrorBars overlays each series' intervals as ECharts boxplot items
+// [low, mean, mean, mean, high]: whiskers from low to high with a flat
+// box at the mean, the usual error bar.
+func addErrorBars(opt map[string]any, c d.Chart, p *i18n.Printer) {
+	var extra []any
+	for _, s := range c.Series {
+		if s.Low == nil {
+			continue
+		}
+		data := make([]any, len(s.Values))
 		for i, v := range s.Values {
-			data[i] = opts.BarData{Value: val(v)}
+			lo, hi := s.Low[i], s.High[i]
+			if math.IsNaN(v) || math.IsNaN(lo) || math.IsNaN(hi) {
+				data[i] = "-"
+				continue
+			}
+			data[i] = []any{val(lo), val(v), val(v), val(v), val(hi)}
 		}
-		var so []charts.SeriesOpts
-		if i == 0 {
-			so = markLines(c.Lines, p)
-		}
-		bar.AddSeries(d.String(s.Name, p), data, so...)
+		extra = append(extra, map[string]any{
+			"type": "boxplot", "name": d.String(s.Name, p) + " — " + p.T("interval"), "data": data,
+			"boxWidth": []int{6, 12}, "itemStyle": map[string]any{"color": "transparent", "borderColor": "#222", "borderWidth": 1.5},
+			"tooltip": map[string]any{"show": false},
+		})
 	}
-	bar.Validate()
-	return bar.JSON()
+	if len(extra) == 0 {
+		return
+	}
+	series, _ := json.Marshal(opt["series"])
+	var list []any
+	json.Unmarshal(series, &list)
+	opt["series"] = append(list, extra...)
 }
 
 // scatter plots each series' points on two value axes.
@@ -242,23 +329,23 @@ func (n *chartNode) Dump(src []byte, level int) {
 	ast.DumpHelper(n, src, level, map[string]string{"ID": n.id}, nil)
 }
 
+// placeholder are the fence languages the Markdown writer uses for
+// trusted markup in HTML mode.
+var placeholder = map[string]bool{"chart": true, "details": true, "details-end": true}
+
 type chartTransformer struct{}
 
 func (chartTransformer) Transform(doc *ast.Document, r text.Reader, _ parser.Context) {
 	var found []*ast.FencedCodeBlock
 	ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
-		if fc, ok := n.(*ast.FencedCodeBlock); ok && entering && string(fc.Language(r.Source())) == "chart" {
+		if fc, ok := n.(*ast.FencedCodeBlock); ok && entering && placeholder[string(fc.Language(r.Source()))] {
 			found = append(found, fc)
 		}
 		return ast.WalkContinue, nil
 	})
 	for _, fc := range found {
 		f := strings.Fields(string(fc.Info.Segment.Value(r.Source())))
-		id := ""
-		if len(f) > 1 {
-			id = f[1]
-		}
-		fc.Parent().ReplaceChild(fc.Parent(), fc, &chartNode{id: id})
+		fc.Parent().ReplaceChild(fc.Parent(), fc, &chartNode{id: strings.Join(f, " ")})
 	}
 }
 

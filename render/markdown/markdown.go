@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 
 	"servelab.dev/i18n"
@@ -66,11 +67,33 @@ func (w *writer) block(b d.Block) {
 		if b.Warn {
 			label = w.p.T("Warning")
 		}
-		w.line("> **" + label + ":** " + w.text(b.Text))
+		colon := ": "
+		if w.p.Lang() == "zh" {
+			colon = "："
+		}
+		w.line("> **" + label + strings.TrimSpace(colon) + "**" + colon[len(strings.TrimSpace(colon)):] + w.text(b.Text))
 	case d.Banner:
 		w.line("> **" + w.text(b.Text) + "**")
 	case d.Chart:
 		w.chart(b)
+	case d.Details:
+		w.details(b)
+	}
+}
+
+// details folds its blocks in HTML (the placeholders become <details>
+// and </details>); in Markdown they are an appendix section.
+func (w *writer) details(x d.Details) {
+	if w.o.ForHTML {
+		w.line("```details " + x.ID + "\n```")
+	} else {
+		w.line("## " + w.text(x.Summary))
+	}
+	for _, b := range x.Blocks {
+		w.block(b)
+	}
+	if w.o.ForHTML {
+		w.line("```details-end " + x.ID + "\n```")
 	}
 }
 
@@ -103,6 +126,9 @@ func (w *writer) code(c d.CodeBlock) {
 	w.line(fence + c.Lang + "\n" + strings.TrimRight(c.Body, "\n") + "\n" + fence)
 }
 
+// chart draws c (one mermaid chart per series: xychart has no legend,
+// so each chart's title names its series) and always prints the numbers
+// beside it as a table.
 func (w *writer) chart(c d.Chart) {
 	if c.Kind == "scatter" {
 		// Mermaid draws no scatter plots: Markdown keeps the table the
@@ -114,32 +140,84 @@ func (w *writer) chart(c d.Chart) {
 	}
 	if w.o.ForHTML {
 		w.line("```chart " + c.ID + "\n```")
-	} else if m := mermaid(c, w.p); m != "" {
-		w.line(m)
+	} else if c.Kind != "xy" {
+		for _, s := range c.Series {
+			if m := mermaid(c, s, w.p); m != "" {
+				w.line(m)
+			}
+		}
+	}
+	if !c.Tabled {
+		w.table(ChartTable(c))
+	}
+}
+
+// ChartTable is the table of a chart's numbers, one row per category,
+// one column per series, with the interval where the series has one and
+// the marked category labelled.
+func ChartTable(c d.Chart) d.Table {
+	if c.Kind == "xy" {
+		return xyTable(c)
 	}
 	head := []d.Text{d.Lit("")}
-	for _, cat := range c.Categories {
-		head = append(head, cat)
-	}
-	t := d.Table{Head: head, Right: []bool{false}}
-	for range c.Categories {
-		t.Right = append(t.Right, true)
-	}
+	right := []bool{false}
 	for _, s := range c.Series {
-		row := []d.Text{s.Name}
-		for _, v := range s.Values {
-			row = append(row, num(v))
+		name := s.Name
+		if c.Unit != "" {
+			name = d.Join{Sep: ", ", Parts: []d.Text{s.Name, d.Unit(c.Unit)}}
 		}
-		t.Rows = append(t.Rows, row)
+		head, right = append(head, name), append(right, true)
+		if s.Low != nil {
+			head, right = append(head, d.M("interval")), append(right, true)
+		}
 	}
 	for _, l := range c.Lines {
-		row := []d.Text{l.Name}
-		for range c.Categories {
+		head, right = append(head, l.Name), append(right, true)
+	}
+	t := d.Table{Head: head, Right: right}
+	for i, cat := range c.Categories {
+		if i == c.Marked && c.MarkLabel != nil {
+			cat = d.Sentences(cat, d.Paren{Text: c.MarkLabel})
+		}
+		row := []d.Text{cat}
+		for _, s := range c.Series {
+			row = append(row, num(at(s.Values, i)))
+			if s.Low != nil {
+				row = append(row, span(at(s.Low, i), at(s.High, i)))
+			}
+		}
+		for _, l := range c.Lines {
 			row = append(row, num(l.Value))
 		}
 		t.Rows = append(t.Rows, row)
 	}
-	w.table(t)
+	return t
+}
+
+// xyTable lists an xy chart's points: series, point, x, y.
+func xyTable(c d.Chart) d.Table {
+	t := d.Table{Head: []d.Text{d.Lit(""), d.Lit(""), d.Join{Sep: ", ", Parts: []d.Text{c.XName, d.Unit(c.XUnit)}},
+		d.Join{Sep: ", ", Parts: []d.Text{c.Title, d.Unit(c.Unit)}}}, Right: []bool{false, false, true, true}}
+	for _, s := range c.Series {
+		for i, cat := range c.Categories {
+			t.Rows = append(t.Rows, []d.Text{s.Name, cat, num(at(s.X, i)), num(at(s.Values, i))})
+		}
+	}
+	return t
+}
+
+func at(v []float64, i int) float64 {
+	if i < len(v) {
+		return v[i]
+	}
+	return math.NaN()
+}
+
+func span(lo, hi float64) d.Text {
+	if math.IsNaN(lo) || math.IsNaN(hi) {
+		return d.Lit("–")
+	}
+	return d.Join{Sep: "–", Parts: []d.Text{d.Num{V: lo, Prec: 2}, d.Num{V: hi, Prec: 2}}}
 }
 
 // pipes escapes the | that code spans leave bare: GFM splits cells at
@@ -159,45 +237,58 @@ func num(v float64) d.Text {
 	if math.IsNaN(v) {
 		return d.Lit("–")
 	}
-	return d.Fixed(v)
+	return d.Num{V: v, Prec: 2}
 }
 
-// mermaid writes an xychart-beta block. Mermaid has no missing values
-// and would draw one as 0, a figure the source never had: a category
-// with a missing value is left out of the chart (the table under it
-// shows every category, "–" where missing), and a chart left with no
-// category is not drawn.
-func mermaid(c d.Chart, p *i18n.Printer) string {
+// mermaid writes one series of c as an xychart-beta block, its name in
+// the title, the value axis from 0 with the unit and the same top for
+// every series of c, so the charts of one figure compare. Mermaid has no
+// missing values and would draw one as 0, a figure the source never
+// had: a category some series has no value for is left out of every
+// chart of c, so they keep one x-axis (the table beside shows every
+// category, "–" where missing), and with no complete category nothing is
+// drawn ("").
+func mermaid(c d.Chart, s d.Series, p *i18n.Printer) string {
 	keep := complete(c)
 	if len(keep) == 0 {
 		return ""
 	}
 	var b strings.Builder
 	b.WriteString("```mermaid\nxychart-beta\n")
-	fmt.Fprintf(&b, "    title %s\n", quote(d.String(c.Title, p)))
-	var cats []string
+	title := d.String(c.Title, p)
+	if len(c.Series) > 1 {
+		title += " — " + d.String(s.Name, p)
+	}
+	fmt.Fprintf(&b, "    title %s\n", quote(title))
+	var cats, vals, lv []string
 	for _, i := range keep {
 		cats = append(cats, quote(d.String(c.Categories[i], p)))
+		vals = append(vals, fmt.Sprintf("%.2f", s.Values[i]))
 	}
 	fmt.Fprintf(&b, "    x-axis [%s]\n", strings.Join(cats, ", "))
-	fmt.Fprintf(&b, "    y-axis %s\n", quote(c.Unit))
+	top := 0.0
+	for _, l := range c.Lines {
+		top = max(top, l.Value)
+	}
+	for _, o := range c.Series {
+		for _, v := range o.Values {
+			if !math.IsNaN(v) {
+				top = max(top, v)
+			}
+		}
+	}
+	fmt.Fprintf(&b, "    y-axis %s 0 --> %s\n", quote(p.Unit(c.Unit)), niceTop(top))
 	kind := "bar"
 	if c.Kind == "line" {
 		kind = "line"
 	}
-	for _, s := range c.Series {
-		var vals []string
-		for _, i := range keep {
-			vals = append(vals, fmt.Sprintf("%.2f", s.Values[i]))
-		}
-		fmt.Fprintf(&b, "    %s [%s]\n", kind, strings.Join(vals, ", "))
-	}
+	fmt.Fprintf(&b, "    %s [%s]\n", kind, strings.Join(vals, ", "))
 	for _, l := range c.Lines {
-		vals := make([]string, len(c.Categories))
-		for i := range vals {
-			vals[i] = fmt.Sprintf("%.2f", l.Value)
+		lv = lv[:0]
+		for range keep {
+			lv = append(lv, fmt.Sprintf("%.2f", l.Value))
 		}
-		fmt.Fprintf(&b, "    line [%s]\n", strings.Join(vals, ", "))
+		fmt.Fprintf(&b, "    line [%s]\n", strings.Join(lv, ", "))
 	}
 	b.WriteString("```")
 	return b.String()
@@ -216,6 +307,22 @@ func complete(c d.Chart) []int {
 		}
 	}
 	return keep
+}
+
+// niceTop is the axis top: the largest value rounded up to 1, 2 or 5
+// times a power of ten, so the axis starts at 0 and ends on a round
+// number.
+func niceTop(v float64) string {
+	if v <= 0 {
+		return "1"
+	}
+	e := math.Pow(10, math.Floor(math.Log10(v)))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if v <= m*e {
+			return strconv.FormatFloat(m*e, 'f', -1, 64)
+		}
+	}
+	return strconv.FormatFloat(10*e, 'f', -1, 64)
 }
 
 // quote makes a mermaid string; mermaid strings cannot hold a double

@@ -115,7 +115,16 @@ func (d *Dir) Write(rel string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return store.WriteAtomic(path, data)
+	if err := store.WriteAtomic(path, data); err != nil {
+		return err
+	}
+	// Published files are read by others (the atomic write's temporary
+	// file is private); scripts stay executable.
+	mode := os.FileMode(0o644)
+	if strings.HasSuffix(rel, ".sh") {
+		mode = 0o755
+	}
+	return os.Chmod(path, mode)
 }
 
 func (d *Dir) save() error {

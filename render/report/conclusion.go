@@ -28,6 +28,7 @@ func (b *builder) conclusion() {
 	b.h(3, "serving-command", d.M("Serving command"))
 	b.doc.Add(d.CodeBlock{Lang: "bash", Body: heredocs(a.Final.Files) + MultiLine(a.Final.Env, a.Final.Argv)})
 	b.deployLinks()
+	b.gain()
 	if len(a.Validation) == 0 {
 		return
 	}
@@ -38,6 +39,24 @@ func (b *builder) conclusion() {
 	}
 	b.validationNotes()
 	b.doc.Add(b.validationChart())
+}
+
+// gain states the recommendation's gain on the objective against the
+// baseline, with the interval of the ratio where the records give one.
+func (b *builder) gain() {
+	m := b.s.Objective.Metric
+	for _, row := range b.a.Validation {
+		if row.Profile != b.s.Objective.Profile || row.Ratio == nil || row.Baseline == nil || row.Final == nil {
+			continue
+		}
+		t := d.M("Gain on the objective at %s: %s %s against %s for the baseline, %s.", ProfileTitle(b.s, row.Profile), MetricName(m), value(m, row.Final.Mean), value(m, row.Baseline.Mean), RatioText(m, *row.Ratio))
+		var more d.Text = d.M("No interval: a side has a single run without per-request samples, so there is no noise estimate.")
+		if row.Interval != nil {
+			more = d.M("The %s interval of the ratio is %s to %s.", pct(b.s.Objective.Confidence), times(row.Interval[0]), times(row.Interval[1]))
+		}
+		b.doc.Add(d.Para{Text: d.Sentences(t, more)})
+		return
+	}
 }
 
 // withRuns adds the run count and 95 % interval of a mean over runs.
@@ -81,7 +100,7 @@ func (b *builder) validationNotes() {
 	var ranges []d.Text
 	for _, row := range b.a.Validation {
 		if rr := row.RatioRange; rr != nil && d.Fixed(rr[0]) != d.Fixed(rr[1]) {
-			ranges = append(ranges, d.M("%sx to %sx at %s", d.Fixed(rr[0]), d.Fixed(rr[1]), ProfileTitle(b.s, row.Profile)))
+			ranges = append(ranges, d.M("%sx to %sx at %s", d.Num{V: rr[0], Prec: 2}, d.Num{V: rr[1], Prec: 2}, ProfileTitle(b.s, row.Profile)))
 		}
 	}
 	if len(ranges) > 0 {
@@ -99,7 +118,7 @@ func (b *builder) validationNotes() {
 
 func (b *builder) validationChart() d.Chart {
 	m := b.s.Objective.Metric
-	c := d.Chart{ID: "validation", Kind: "line", Unit: chartUnit(m),
+	c := d.Chart{ID: "validation", Kind: "line", Unit: chartUnit(m), Tabled: true,
 		Title: d.M("%s, baseline and optimized", d.Cap{Text: MetricName(m)})}
 	base, fin := d.Series{Name: d.M("Baseline")}, d.Series{Name: d.M("Optimized")}
 	for _, row := range b.a.Validation {

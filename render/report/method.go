@@ -8,32 +8,37 @@ import (
 	"servelab.dev/schema"
 )
 
-func (b *builder) method() {
+// method is the folded part that says how the figures were made: the
+// objective, the setup, the client and load, the statistics.
+func (b *builder) method() []d.Block {
+	var k sink
 	s := b.s
 	bm := s.Benchmark
-	b.h(2, "method", d.M("Benchmark method"))
+	b.objective(&k)
+	b.setup(&k)
+	k.h(3, "method", d.M("Benchmark method"))
 	client := d.Code(bm.Client.Name + " " + bm.Client.Version)
 	if bm.Client.Version == "" {
 		client = d.Code(bm.Client.Name)
 	}
-	b.doc.Add(d.Para{Text: d.M("Client: %s, driving the %s endpoint with streamed responses. Dataset: %s.", client, d.Code(endpoint(bm.API)), datasetText(bm.Dataset))})
+	k.add(d.Para{Text: d.M("Client: %s, driving the %s endpoint with streamed responses. Dataset: %s.", client, d.Code(endpoint(bm.API)), datasetText(bm.Dataset))})
 	if bm.Warmup > 0 {
-		b.doc.Add(d.Para{Text: d.M("Each profile starts with %d warm-up requests, which are not measured.", bm.Warmup)})
-	} else {
-		b.doc.Add(d.Note{Warn: true, Text: d.M("These runs had no warm-up requests: the first requests of each run include start-up effects (a single slow first request can move a mean).")})
+		k.add(d.Para{Text: d.M("Each profile starts with %d warm-up requests, which are not measured.", bm.Warmup)})
 	}
 	if bm.Repeats > 1 {
-		b.doc.Add(d.Para{Text: d.M("Each trial is repeated %d times.", bm.Repeats)})
+		k.add(d.Para{Text: d.M("Each trial is repeated %d times.", bm.Repeats)})
 	}
-	b.rule()
-	b.h(3, "profiles", d.M("Benchmark profiles"))
+	b.rule(&k)
+	k.h(4, "profiles", d.M("Benchmark profiles"))
 	for _, name := range b.profilesUsed() {
-		b.h(4, "profile-"+name, ProfileTitle(s, name))
-		b.doc.Add(d.CodeBlock{Lang: "yaml", Body: profileYAML(s, name)})
+		k.h(5, "profile-"+name, ProfileTitle(s, name))
+		k.add(d.CodeBlock{Lang: "yaml", Body: profileYAML(s, name)})
 	}
-	b.h(3, "reproduce", d.M("Reproducing the benchmark"))
-	b.doc.Add(d.Para{Text: d.M("To rerun a profile without servelab, against an engine started with the serving command:")})
-	b.doc.Add(d.CodeBlock{Lang: "bash", Body: reproduce(s, b.profilesUsed())})
+	k.h(4, "reproduce", d.M("Reproducing the benchmark"))
+	peer := peerOf(bm.Client.Name, bm.Client.Version)
+	k.add(d.Para{Text: d.M("Under each run in the appendix, a command for %s repeats that run's load without servelab, against an engine started with the run's serving command. Its flags are checked against the argument parser of %s at commit %s.",
+		d.Code(peer.Name+" "+peer.Version), d.Code(peer.Table.Source), d.Code(peer.Table.Commit[:12]))})
+	return k
 }
 
 func endpoint(api string) string {
@@ -101,66 +106,4 @@ func datasetName(n string) string {
 		return "ShareGPT"
 	}
 	return n
-}
-
-// reproduce writes the peer tool's command for each profile.
-func reproduce(s *schema.Study, profiles []string) string {
-	var lines []string
-	ds := s.Benchmark.Dataset
-	for _, name := range profiles {
-		p := s.Profiles[name]
-		var cmd string
-		switch s.Benchmark.Client.Name {
-		case "guidellm":
-			cmd = fmt.Sprintf("guidellm benchmark --target \"$TARGET\" --profile %s --rate %s --max-requests %d --processor %s --data %s",
-				guidellmProfile(p), guidellmRate(p), p.Requests, s.Model.ID, dataArg(ds))
-		default:
-			cmd = fmt.Sprintf("vllm bench serve --model %s --backend openai-chat --endpoint %s --dataset-name %s %s--num-prompts %d%s",
-				s.Model.ID, endpoint(s.Benchmark.API), ds.Name, vllmData(ds), p.Requests, vllmLoad(p))
-		}
-		lines = append(lines, "# "+name, cmd)
-	}
-	return strings.Join(lines, "\n") + "\n"
-}
-
-func guidellmProfile(p schema.Profile) string {
-	if p.Kind == "concurrency" {
-		return "concurrent"
-	}
-	return p.Kind
-}
-
-func guidellmRate(p schema.Profile) string {
-	if p.Kind == "concurrency" {
-		return fmt.Sprint(p.Concurrency)
-	}
-	return trim(p.Rate)
-}
-
-func dataArg(ds schema.Dataset) string {
-	if ds.Name == "random" {
-		return fmt.Sprintf("prompt_tokens=%d,output_tokens=%d", ds.InputLen, ds.OutputLen)
-	}
-	return "./" + ds.Path
-}
-
-func vllmData(ds schema.Dataset) string {
-	if ds.Name == "random" {
-		return fmt.Sprintf("--random-input-len %d --random-output-len %d ", ds.InputLen, ds.OutputLen)
-	}
-	return "--dataset-path " + ds.Path + " "
-}
-
-func vllmLoad(p schema.Profile) string {
-	out := ""
-	if p.Kind != "concurrency" {
-		out += " --request-rate " + trim(p.Rate)
-		if p.Kind == "constant" {
-			out += " --burstiness 1000000"
-		}
-	}
-	if p.Concurrency > 0 {
-		out += fmt.Sprintf(" --max-concurrency %d", p.Concurrency)
-	}
-	return out
 }

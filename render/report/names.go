@@ -6,6 +6,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"servelab.dev/execute/decide"
@@ -37,18 +38,17 @@ func MetricName(metric string) d.Text {
 	return d.Code(metric)
 }
 
-// value formats a figure of metric with its unit: seconds for request
-// latency (as the seeds print it), ms for the rest, tok/s or req/s.
-func value(metric string, v float64) d.Lit {
-	switch {
-	case strings.HasPrefix(metric, "latency."):
-		return d.Lit(fmt.Sprintf("%.2f s", v/1000))
-	case decide.Unit(metric) == "ms":
-		return d.Lit(fmt.Sprintf("%.2f ms", v))
-	case metric == "failed":
-		return d.Lit(fmt.Sprintf("%.2f %%", v*100))
+// value formats a figure of metric with its unit, in the language's
+// number and unit spelling: seconds for request latency (as the seeds
+// print it), ms for the rest, tok/s or req/s.
+func value(metric string, v float64) d.Text {
+	if strings.HasPrefix(metric, "latency.") {
+		return d.N(v/1000, "s")
 	}
-	return d.Lit(fmt.Sprintf("%.2f %s", v, decide.Unit(metric)))
+	if metric == "failed" {
+		return d.Num{V: v * 100, Prec: 2, Unit: "%"}
+	}
+	return d.N(v, decide.Unit(metric))
 }
 
 // chartValue is v in the chart's unit (seconds for request latency).
@@ -66,18 +66,38 @@ func chartUnit(metric string) string {
 	return decide.Unit(metric)
 }
 
-// RatioText says how many times better or worse: "1.26x faster".
+// RatioText says how many times better or worse: "1.26x faster"; a
+// ratio that rounds to 1.00 either way is "the same", never "1.00x
+// faster".
 func RatioText(metric string, r float64) d.Text {
 	lower := decide.Lower(metric)
 	switch {
+	case fmt.Sprintf("%.2f", r) == "1.00" || fmt.Sprintf("%.2f", 1/r) == "1.00":
+		return d.M("ratio %sx", d.Num{V: 1, Prec: 2})
 	case r >= 1 && lower:
-		return d.M("%sx faster", d.Fixed(r))
+		return d.M("%sx faster", d.Num{V: r, Prec: 2})
 	case r >= 1:
-		return d.M("%sx higher", d.Fixed(r))
+		return d.M("%sx higher", d.Num{V: r, Prec: 2})
 	case lower:
-		return d.M("%sx slower", d.Fixed(1/r))
+		return d.M("%sx slower", d.Num{V: 1 / r, Prec: 2})
 	}
-	return d.M("%sx lower", d.Fixed(1/r))
+	return d.M("%sx lower", d.Num{V: 1 / r, Prec: 2})
+}
+
+// times writes a ratio as "1.26x" in the language's numbers.
+func times(r float64) d.Text {
+	return d.Join{Parts: []d.Text{d.Num{V: r, Prec: 2}, d.Lit("x")}}
+}
+
+// pct writes a share (0.03) as a percentage ("3 %"), with one decimal
+// only where the share needs it.
+func pct(f float64) d.Text {
+	v := f * 100
+	prec := 0
+	if math.Abs(v-math.Round(v)) > 1e-9 {
+		prec = 1
+	}
+	return d.Num{V: v, Prec: prec, Unit: "%"}
 }
 
 func ProfileTitle(s *schema.Study, name string) d.Text {
@@ -90,22 +110,55 @@ func ProfileTitle(s *schema.Study, name string) d.Text {
 // optionName is how a step's option is called: the engine for engine
 // candidates, else the variant's title or name.
 func optionName(s *schema.Study, st *schema.Step, variant string) d.Text {
-	if st != nil && st.Select != nil && len(st.Select.Engines) > 0 {
-		if e, ok := s.Engines[variant]; ok {
-			return d.Lit(EngineName(e.Kind))
-		}
-	}
-	if st != nil {
-		for _, v := range append(st.Variants, selectVariants(st)...) {
-			if v.Name == variant && v.Title != nil {
-				return d.Prose(*v.Title)
-			}
-		}
+	if t := ownName(s, st, variant); t != nil {
+		return t
 	}
 	if variant == "baseline" {
 		return d.M("baseline")
 	}
+	// An incumbent carries the name it was adopted under in its own step.
+	for i := range s.Steps {
+		if o := &s.Steps[i]; o != st && hasOption(s, o, variant) {
+			if t := ownName(s, o, variant); t != nil {
+				return t
+			}
+		}
+	}
 	return d.Code(variant)
+}
+
+// ownName is the name step st gives its option variant, or nil.
+func ownName(s *schema.Study, st *schema.Step, variant string) d.Text {
+	if st == nil {
+		return nil
+	}
+	if st.Select != nil && len(st.Select.Engines) > 0 {
+		if e, ok := s.Engines[variant]; ok {
+			return d.Lit(EngineName(e.Kind))
+		}
+	}
+	for _, v := range append(st.Variants, selectVariants(st)...) {
+		if v.Name == variant && v.Title != nil {
+			return d.Prose(*v.Title)
+		}
+	}
+	return nil
+}
+
+func hasOption(s *schema.Study, st *schema.Step, variant string) bool {
+	if st.Select != nil {
+		for _, e := range st.Select.Engines {
+			if e == variant {
+				return true
+			}
+		}
+	}
+	for _, v := range append(st.Variants, selectVariants(st)...) {
+		if v.Name == variant {
+			return true
+		}
+	}
+	return false
 }
 
 func selectVariants(st *schema.Step) []schema.Variant {

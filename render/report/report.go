@@ -21,7 +21,11 @@ type builder struct {
 	warn map[string][]decide.Warning // by trial key
 }
 
-// Build makes the report document of study s.
+// Build makes the report document of study s. It reads top-down: the
+// recommendation (command, gain and its interval) first; the warnings,
+// one callout per cause; one section per step (chart, table, verdict in
+// words); the summary of steps against their incumbents; then the method
+// and the raw benchmark blocks, folded (an appendix in Markdown).
 func Build(s *schema.Study, a *decide.Analysis, runs decide.Runs) *d.Doc {
 	b := &builder{s: s, a: a, runs: runs, doc: &d.Doc{ID: s.ID, Title: d.Prose(s.Title)}, warn: map[string][]decide.Warning{}}
 	for _, w := range a.Warnings {
@@ -35,13 +39,14 @@ func Build(s *schema.Study, a *decide.Analysis, runs decide.Runs) *d.Doc {
 	}
 	b.figures()
 	b.conclusion()
-	b.notes()
-	b.objective()
-	b.setup()
-	b.method()
+	b.slo()
+	b.warnings()
 	b.results()
 	b.summary()
 	b.others()
+	b.notes()
+	b.doc.Add(d.Details{ID: "method", Summary: d.M("Method: objective, setup, statistics, load and client"), Blocks: b.method()})
+	b.doc.Add(d.Details{ID: "raw", Summary: d.M("Appendix: commands and raw benchmark results of every run"), Blocks: b.appendix()})
 	return b.doc
 }
 
@@ -60,6 +65,13 @@ func (b *builder) h(level int, id string, t d.Text) {
 	b.doc.Add(d.Heading{Level: level, ID: id, Text: t})
 }
 
+// sink collects blocks for a folded part of the page.
+type sink []d.Block
+
+func (k *sink) add(bs ...d.Block) { *k = append(*k, bs...) }
+
+func (k *sink) h(level int, id string, t d.Text) { k.add(d.Heading{Level: level, ID: id, Text: t}) }
+
 func (b *builder) notes() {
 	if len(b.s.Notes) == 0 && b.s.Footer == nil {
 		return
@@ -77,42 +89,59 @@ func (b *builder) notes() {
 	}
 }
 
-func (b *builder) objective() {
+// objective explains what the study optimises and how the steps are
+// judged; at a fixed concurrency it derives mean latency from throughput
+// (Little's law), which is why a throughput objective also ranks latency.
+func (b *builder) objective(k *sink) {
 	o := b.s.Objective
-	b.h(2, "objective", d.M("Optimization objective"))
+	k.h(3, "objective", d.M("Optimization objective"))
 	if o.Text != nil {
-		b.doc.Add(d.Para{Text: d.Prose(*o.Text)})
+		k.add(d.Para{Text: d.Prose(*o.Text)})
 	}
-	rule := d.M("Every step is judged by %s at %s. A select step adopts its best candidate; a step of variants adopts its best variant only when it beats the configuration adopted so far by more than %s.",
-		MetricName(o.Metric), ProfileTitle(b.s, o.Profile), d.Lit(percent(o.MinGain)))
-	b.doc.Add(d.Para{Text: rule})
-	b.slo()
+	goal := d.M("lowest")
+	if o.Goal == "max" {
+		goal = d.M("highest")
+	}
+	k.add(d.Para{Text: d.M("Every step is judged by one figure: %s at %s (%s); the goal is its %s value. A select step adopts its best candidate; a step of variants adopts its best variant only when it beats the configuration adopted so far by more than %s.",
+		MetricName(o.Metric), ProfileTitle(b.s, o.Profile), profileLoad(b.s, o.Profile), goal, pct(o.MinGain))})
+	if p := b.s.Profiles[o.Profile]; p.Kind == "concurrency" && !strings.HasPrefix(o.Metric, "latency.") {
+		k.add(d.Para{Text: d.M("At a fixed concurrency N the engine always has N requests in flight, so Little's law gives mean latency = N ÷ request throughput. Every run of the profile sends the same prompts and generates about the same tokens, so a higher throughput means a proportionally lower mean latency: at concurrency %d, ranking by %s is ranking by mean latency.",
+			p.Concurrency, MetricName(o.Metric))})
+	}
 }
 
-func percent(f float64) string {
-	return strings.TrimSuffix(strings.TrimSuffix(d.Fixed(f*100).In(nil, d.Plain), "0"), ".0") + " %"
+// profileLoad says a profile's load in words: "concurrency 4", "8 requests per second".
+func profileLoad(s *schema.Study, name string) d.Text {
+	p := s.Profiles[name]
+	if p.Kind == "concurrency" {
+		return d.M("concurrency %d", p.Concurrency)
+	}
+	if p.Kind == "constant" {
+		return d.M("%s requests per second at constant intervals", num(p.Rate))
+	}
+	return d.M("%s requests per second, Poisson arrivals", num(p.Rate))
 }
 
-func (b *builder) setup() {
+func (b *builder) setup(k *sink) {
 	s := b.s
-	b.h(2, "setup", d.M("Experimental setup"))
-	b.h(3, "model", d.M("Model"))
-	items := []d.Text{d.M("%s: %s, %s parameters", d.Code(s.Model.ID), d.Lit(strings.ToUpper(s.Model.DType)), d.Lit(billions(s.Model.Params)))}
+	k.h(3, "setup", d.M("Experimental setup"))
+	k.h(4, "model", d.M("Model"))
+	items := []d.Text{d.M("%s: %s, %s parameters", d.Code(s.Model.ID), d.Lit(strings.ToUpper(s.Model.DType)), params(s.Model.Params))}
 	for _, name := range slices.Sorted(maps.Keys(s.Model.Variants)) {
 		v, _ := s.Model.Variant(name)
-		items = append(items, d.M("%s: %s, %s parameters", d.Code(v.ID), d.Lit(strings.ToUpper(v.DType)), d.Lit(billions(v.Params))))
+		items = append(items, d.M("%s: %s, %s parameters", d.Code(v.ID), d.Lit(strings.ToUpper(v.DType)), params(v.Params)))
 	}
-	b.doc.Add(d.List{Items: items})
-	b.h(3, "hardware", d.M("Hardware"))
+	k.add(d.List{Items: items})
+	k.h(4, "hardware", d.M("Hardware"))
 	h := s.Hardware
-	b.doc.Add(d.Para{Text: d.M("%s × %s: %s GiB, %s TB/s memory bandwidth", d.Lit(itoa(h.Count)), d.Lit(h.GPU), d.Lit(trim(h.MemoryGiB)), d.Lit(trim(h.BandwidthTBs)))})
-	b.h(3, "engines", d.M("Engine versions"))
+	k.add(d.Para{Text: d.M("%s × %s: %s, %s memory bandwidth", d.Lit(itoa(h.Count)), d.Lit(h.GPU), d.Num{V: h.MemoryGiB, Prec: -1, Unit: "GiB"}, d.Num{V: h.BandwidthTBs, Prec: -1, Unit: "TB/s"})})
+	k.h(4, "engines", d.M("Engine versions"))
 	var engines []d.Text
 	for _, name := range slices.Sorted(maps.Keys(s.Engines)) {
 		e := s.Engines[name]
 		engines = append(engines, d.Join{Sep: " ", Parts: []d.Text{d.Lit(EngineName(e.Kind)), d.Code(e.Version)}})
 	}
-	b.doc.Add(d.List{Items: engines})
+	k.add(d.List{Items: engines})
 }
 
 // trialRuns are the records of a trial, for blocks.

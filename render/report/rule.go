@@ -7,21 +7,21 @@ import (
 
 // rule states the decision rule a reviewer can check every verdict of
 // the page against.
-func (b *builder) rule() {
+func (b *builder) rule(k *sink) {
 	o := b.a.Objective
-	b.h(3, "rule", d.M("Decision rule"))
-	b.doc.Add(d.List{Items: []d.Text{
+	k.h(4, "rule", d.M("Decision rule"))
+	k.add(d.List{Items: []d.Text{
 		d.M("A variant is adopted when it beats the configuration adopted so far by more than %s and, where the records give a noise estimate, significantly at the %s level; otherwise the configuration adopted so far stays (no significant difference is written ~).",
-			d.Lit(percent(o.MinGain)), d.Lit(percent(o.Confidence))),
+			pct(o.MinGain), pct(o.Confidence)),
 		d.M("All repeats of a trial are pooled. With per-request samples on both sides, the interval is a bootstrap of the ratio (%d resamples, drawing runs and then requests with replacement, with a fixed seed); with run summaries only, a t interval on the logarithms of the run values, so no interval of a latency or throughput reaches zero. A single run a side without samples has no noise estimate.", o.Resamples),
-		d.M("A run that failed more than %s of its requests is invalid: it is never adopted, and the page names it with its failures.", d.Lit(percent(o.MaxFailed))),
+		d.M("A run that failed more than %s of its requests is invalid: it is never adopted, and the page names it with its failures.", pct(o.MaxFailed)),
 		d.M("A step is decided only when every planned repeat of its trials has a record."),
 	}})
 	if o.EarlyStop {
 		b.doc.Add(d.Para{Text: d.M("Early stopping is on: at a third, a half and two thirds of a variant's requests, servelab bootstraps the ratio to the configuration adopted so far and stops the trial when even its one-sided upper bound (each look at an equal share of the error rate) is not above 1 + minGain. A stopped variant is never adopted; a winning one always runs to the end.")})
 	}
 	if b.drove() {
-		b.doc.Add(d.Para{Text: d.M("Each repeat of a configuration is its own engine launch. Every profile and repeat draws its own prompts and arrival times (seeds derived from the study's seed, the load and the repeat), so no trial meets a prefix cache warmed with its own prompts; between the trials of a launch servelab also resets the engine's prefix cache where the engine has an endpoint for it (vLLM: %s, SGLang: %s).", d.Code("/reset_prefix_cache"), d.Code("/flush_cache"))})
+		k.add(d.Para{Text: d.M("Each repeat of a configuration is its own engine launch. Every profile and repeat draws its own prompts and arrival times (seeds derived from the study's seed, the load and the repeat), so no trial meets a prefix cache warmed with its own prompts; between the trials of a launch servelab also resets the engine's prefix cache where the engine has an endpoint for it (vLLM: %s, SGLang: %s).", d.Code("/reset_prefix_cache"), d.Code("/flush_cache"))})
 	}
 }
 

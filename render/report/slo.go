@@ -178,7 +178,7 @@ func (b *builder) pareto(ss *schema.Step, st decide.Step) {
 		if st.Incumbent != nil && p.Variant == st.Incumbent.Variant {
 			name = d.M("adopted so far")
 		}
-		t.Rows = append(t.Rows, []d.Text{name, d.Code(p.Load), d.Fixed(p.Throughput), value(m, p.Latency), mark})
+		t.Rows = append(t.Rows, []d.Text{name, d.Code(p.Load), d.Num{V: p.Throughput, Prec: 2}, value(m, p.Latency), mark})
 	}
 	b.doc.Add(d.Chart{ID: "pareto_" + sanitize(st.ID), Kind: "scatter", Unit: chartUnit(m), XUnit: "tok/s/GPU",
 		Title: d.M("%s: throughput and latency", d.Prose(ss.Title)), Series: []d.Series{front, dom}})

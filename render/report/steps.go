@@ -5,12 +5,14 @@ import (
 	"math"
 
 	"servelab.dev/execute/decide"
-	"servelab.dev/execute/record"
 	d "servelab.dev/render/document"
 	"servelab.dev/schema"
 	"servelab.dev/schema/plan"
 )
 
+// results writes one section per step: its chart and table of the
+// objective, then the verdict in words. Commands and raw blocks are in
+// the appendix.
 func (b *builder) results() {
 	b.h(2, "results", d.M("Experiment results"))
 	for i, st := range b.a.Steps {
@@ -27,66 +29,8 @@ func (b *builder) results() {
 			b.doc.Add(d.Note{Text: d.M("Not run yet: an earlier step is not decided.")})
 			continue
 		}
-		for _, o := range st.Options {
-			b.option(ss, o)
-		}
+		b.doc.Add(b.stepChart(ss, st))
 		b.decision(ss, st)
-	}
-}
-
-// option prints one candidate: its command, its profile and the
-// benchmark block of each run, with the lint's warnings beside it.
-func (b *builder) option(ss *schema.Step, o decide.Option) {
-	b.h(4, "", optionName(b.s, ss, o.Variant))
-	t := b.trial(o.Key)
-	if t == nil {
-		return
-	}
-	b.doc.Add(d.Para{Text: d.M("Profile: %s", ProfileTitle(b.s, t.Profile))})
-	b.doc.Add(d.Para{Text: d.M("Serving command:")})
-	b.doc.Add(d.CodeBlock{Lang: "bash", Body: MultiLine(t.Env, t.Argv)})
-	b.blocks(t)
-}
-
-func (b *builder) blocks(t *plan.Trial) {
-	runs := b.trialRuns(t)
-	if len(runs) == 0 {
-		b.doc.Add(d.Note{Warn: true, Text: d.M("No record yet for this trial (%s).", d.Code(t.Key[:12]))})
-		return
-	}
-	flagged := flaggedLines(b.warn[t.Key])
-	for i, r := range runs {
-		label := d.M("Benchmark result:")
-		if len(runs) > 1 {
-			label = d.M("Benchmark result, run %d of %d:", i+1, len(runs))
-		}
-		b.doc.Add(d.Para{Text: label}, d.CodeBlock{Lang: "text", Body: Block(*t.Spec, r.Metrics, flagged)})
-		b.importNotes(r)
-	}
-	b.warnings(t)
-}
-
-// importNotes say under a run what its importer estimated, recomputed
-// or found missing.
-func (b *builder) importNotes(r *record.Record) {
-	for _, n := range r.ImportNotes {
-		args := make([]any, len(n.Args))
-		for i, a := range n.Args {
-			args[i] = d.Lit(a)
-		}
-		b.doc.Add(d.Note{Text: d.M(n.Msg, args...)})
-	}
-}
-
-// warnings print the lint's findings for a trial, once each.
-func (b *builder) warnings(t *plan.Trial) {
-	seen := map[string]bool{}
-	for _, w := range b.warn[t.Key] {
-		if seen[w.Code] || w.Code == decide.CodeNote {
-			continue
-		}
-		seen[w.Code] = true
-		b.doc.Add(d.Note{Warn: true, Text: lintText(w)})
 	}
 }
 
@@ -124,9 +68,7 @@ func (b *builder) decision(ss *schema.Step, st decide.Step) {
 		b.doc.Add(d.Note{Warn: true, Text: d.M("Not decided: %d of %d runs of this step have no record yet.", planned-recorded, planned)})
 		return
 	case decide.Invalid:
-		for _, iv := range st.Invalid {
-			b.doc.Add(d.Note{Warn: true, Text: invalidText(b.s, iv)})
-		}
+		b.invalid(st)
 		if st.Reason == decide.ReasonNoneMeetSLO {
 			b.doc.Add(d.Note{Warn: true, Text: d.M("Not decided: no candidate meets the service-level objective. Loosen the bounds or lower the load.")})
 			b.sloChecks(ss, st)
@@ -148,16 +90,49 @@ func (b *builder) decision(ss *schema.Step, st decide.Step) {
 	if st.Incumbent != nil && c.B == st.Incumbent.Variant {
 		nameB = d.M("the configuration adopted so far")
 	}
-	for _, iv := range st.Invalid {
-		b.doc.Add(d.Note{Warn: true, Text: invalidText(b.s, iv)})
-	}
-	b.doc.Add(d.Para{Text: d.Sentences(d.M("Summary:"), comparison(m, nameA, nameB, c))})
-	b.doc.Add(d.Note{Text: verdictText(b.s, c)})
-	b.doc.Add(d.Para{Text: decisionText(b.s, ss, st)})
-	b.doc.Add(b.stepChart(ss, st))
+	b.invalid(st)
+	b.doc.Add(d.Para{Text: d.Sentences(d.M("Summary:"), comparison(m, nameA, nameB, c, b.flaggedTPOT(st, c)))})
+	b.doc.Add(d.Para{Text: d.Sentences(verdictText(b.s, c), decisionText(b.s, ss, st))})
 	b.sloChecks(ss, st)
 	b.searches(ss, st)
 	b.pareto(ss, st)
+}
+
+// invalid lists the step's runs that cannot count, in one callout.
+func (b *builder) invalid(st decide.Step) {
+	if len(st.Invalid) == 0 {
+		return
+	}
+	var ts []d.Text
+	for _, iv := range st.Invalid {
+		ts = append(ts, invalidText(b.s, iv))
+	}
+	b.doc.Add(d.Note{Warn: true, Text: d.Sentences(ts...)})
+}
+
+// flaggedTPOT reports whether the lint found a compared run's mean TPOT
+// impossible: such a figure is never used in a sentence.
+func (b *builder) flaggedTPOT(st decide.Step, c *decide.Comparison) bool {
+	opts := st.Options
+	if st.Incumbent != nil {
+		opts = append([]decide.Option{*st.Incumbent}, opts...)
+	}
+	for _, o := range opts {
+		if o.Variant != c.A && o.Variant != c.B {
+			continue
+		}
+		for _, t := range b.a.Plan.Trials {
+			if t.Key != o.Key && !t.HasRole(st.ID+"/"+o.Variant) {
+				continue
+			}
+			for _, w := range b.warn[t.Key] {
+				if w.Code == decide.CodeDecodeBound {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 func runCounts(st decide.Step) (planned, recorded int) {
@@ -177,7 +152,7 @@ func invalidText(s *schema.Study, iv decide.InvalidRun) d.Text {
 	if iv.Reason == decide.ReasonNoMetric {
 		return d.M("Invalid record: %s has no %s, the objective's metric.", d.Code(iv.Run), MetricName(s.Objective.Metric))
 	}
-	var t d.Text = d.M("Invalid run: %s failed %d of %d requests; the study allows %s.", d.Code(iv.Run), iv.Failed, iv.Total, d.Lit(percent(s.Objective.MaxFailed)))
+	var t d.Text = d.M("Invalid run: %s failed %d of %d requests; the study allows %s.", d.Code(iv.Run), iv.Failed, iv.Total, pct(s.Objective.MaxFailed))
 	if len(iv.Reasons) > 0 {
 		var rs []d.Text
 		for _, r := range iv.Reasons {
@@ -188,12 +163,14 @@ func invalidText(s *schema.Study, iv decide.InvalidRun) d.Text {
 	return t
 }
 
-func comparison(m string, a, b d.Text, c *decide.Comparison) d.Text {
+func comparison(m string, a, b d.Text, c *decide.Comparison, noTPOT bool) d.Text {
 	name := MetricName(m)
 	parts := []d.Text{d.M("%s: %s = %s; %s: %s = %s.", a, name, value(m, c.ValueA), b, name, value(m, c.ValueB))}
 	delta := value(m, math.Abs(c.Delta))
 	better := c.Ratio >= 1
 	switch {
+	case fmt.Sprintf("%.2f", math.Abs(c.Delta)) == "0.00":
+		parts = append(parts, d.M("%s and %s are the same to the printed precision.", a, b))
 	case decide.Lower(m) && better:
 		parts = append(parts, d.M("%s is faster by %s (%s).", a, delta, RatioText(m, c.Ratio)))
 	case decide.Lower(m):
@@ -208,7 +185,7 @@ func comparison(m string, a, b d.Text, c *decide.Comparison) d.Text {
 		name string
 		p    *decide.Pair
 	}{{"TTFT", c.TTFT}, {"TPOT", c.TPOT}} {
-		if x.p != nil {
+		if x.p != nil && !(noTPOT && x.name == "TPOT") {
 			secondary = append(secondary, pairText(x.name, x.p))
 		}
 	}
@@ -219,7 +196,7 @@ func comparison(m string, a, b d.Text, c *decide.Comparison) d.Text {
 }
 
 func pairText(name string, p *decide.Pair) d.Text {
-	ms := func(v float64) d.Lit { return d.Lit(fmt.Sprintf("%.2f ms", v)) }
+	ms := func(v float64) d.Text { return d.N(v, "ms") }
 	if p.Delta <= 0 {
 		return d.M("%s = %s vs %s, reduced by %s (%s)", d.Lit(name), ms(p.A), ms(p.B), ms(-p.Delta), RatioText("ttft.mean", p.Ratio))
 	}
@@ -230,8 +207,8 @@ func verdictText(s *schema.Study, c *decide.Comparison) d.Text {
 	if c.Interval == nil {
 		return d.M("No noise estimate: each side is a single run without per-request samples, so this difference may be run-to-run variation.")
 	}
-	level := d.Lit(percent(s.Objective.Confidence))
-	lo, hi := d.Lit(fmt.Sprintf("%.2fx", c.Interval[0])), d.Lit(fmt.Sprintf("%.2fx", c.Interval[1]))
+	level := pct(s.Objective.Confidence)
+	lo, hi := times(c.Interval[0]), times(c.Interval[1])
 	switch c.Verdict {
 	case decide.NoDifference:
 		return d.M("No significant difference (~): the %s interval of the ratio, %s to %s, includes 1.", level, lo, hi)
@@ -242,10 +219,10 @@ func verdictText(s *schema.Study, c *decide.Comparison) d.Text {
 }
 
 func decisionText(s *schema.Study, ss *schema.Step, st decide.Step) d.Text {
-	minGain := d.Lit(percent(s.Objective.MinGain))
-	gain := d.Lit("0 %")
+	minGain := pct(s.Objective.MinGain)
+	gain := pct(0)
 	if st.Comparison != nil {
-		gain = d.Lit(percent(st.Comparison.Gain))
+		gain = pct(st.Comparison.Gain)
 	}
 	if st.Kind == "select" && st.Adopted != nil {
 		name := optionName(s, ss, *st.Adopted)
@@ -275,17 +252,31 @@ func decisionText(s *schema.Study, ss *schema.Step, st decide.Step) d.Text {
 	return d.M("Not adopted: no variant is better than the configuration adopted so far, which stays.")
 }
 
+// stepChart shows the objective of every option of the step beside the
+// configuration adopted so far (marked), with the interval of each mean
+// where there are repeats.
 func (b *builder) stepChart(ss *schema.Step, st decide.Step) d.Chart {
 	m := b.s.Objective.Metric
-	c := d.Chart{ID: "step_" + sanitize(st.ID), Kind: "bar", Unit: chartUnit(m), Title: d.M("%s: %s", d.Prose(ss.Title), MetricName(m))}
+	c := d.Chart{ID: "step_" + sanitize(st.ID), Kind: "bar", Unit: chartUnit(m),
+		Title: d.M("%s: %s at %s", d.Prose(ss.Title), MetricName(m), ProfileTitle(b.s, b.s.Objective.Profile))}
 	ser := d.Series{Name: d.Cap{Text: MetricName(m)}}
+	opts := st.Options
 	if st.Incumbent != nil {
-		c.Categories = append(c.Categories, d.M("adopted so far"))
-		ser.Values = append(ser.Values, mean(st.Incumbent.Value, m))
+		opts = append([]decide.Option{*st.Incumbent}, opts...)
+		c.MarkLabel = d.M("adopted so far")
 	}
-	for _, o := range st.Options {
+	repeats := false
+	for _, o := range opts {
 		c.Categories = append(c.Categories, optionName(b.s, ss, o.Variant))
 		ser.Values = append(ser.Values, mean(o.Value, m))
+		lo, hi := math.NaN(), math.NaN()
+		if o.Value != nil && o.Value.Low != nil {
+			lo, hi, repeats = chartValue(m, *o.Value.Low), chartValue(m, *o.Value.High), true
+		}
+		ser.Low, ser.High = append(ser.Low, lo), append(ser.High, hi)
+	}
+	if !repeats {
+		ser.Low, ser.High = nil, nil
 	}
 	c.Series = []d.Series{ser}
 	return c

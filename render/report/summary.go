@@ -9,57 +9,57 @@ import (
 )
 
 // summary is the seeds' "Summary of optimization options": each step's
-// best option against the baseline, all from the same records.
+// best option against the configuration it had to beat (the one adopted
+// before the step; for an engine choice, the runner-up), not against the
+// original baseline.
 func (b *builder) summary() {
-	if len(b.a.Summary) == 0 {
-		return
-	}
 	m := b.s.Objective.Metric
-	b.h(2, "summary", d.M("Summary of optimization options"))
-	t := d.Table{Head: []d.Text{d.M("Benchmark case"), d.M("Step"), d.M("Best option"), d.M("Optimized"), d.M("Baseline"), d.M("Comparison"), d.M("Adopted")},
-		Right: []bool{false, false, false, true, true, false, false}}
-	c := d.Chart{ID: "summary", Kind: "bar", Unit: chartUnit(m), Title: d.M("%s after each step", d.Cap{Text: MetricName(m)})}
-	best, base := d.Series{Name: d.M("Best option of the step")}, d.Series{Name: d.M("Baseline")}
-	for _, row := range b.a.Summary {
-		ss := studyStep(b.s, row.Step)
+	t := d.Table{Head: []d.Text{d.M("Step"), d.M("Best option"), d.Cap{Text: MetricName(m)}, d.M("Compared with"), d.Cap{Text: MetricName(m)}, d.M("Comparison"), d.M("Adopted")},
+		Right: []bool{false, false, true, false, true, false, false}}
+	c := d.Chart{ID: "summary", Kind: "bar", Unit: chartUnit(m), Title: d.M("%s of each step's best option and of the configuration it had to beat", d.Cap{Text: MetricName(m)})}
+	best, base := d.Series{Name: d.M("Best option of the step")}, d.Series{Name: d.M("Configuration it had to beat")}
+	for _, st := range b.a.Steps {
+		cmp := st.Comparison
+		if cmp == nil {
+			continue
+		}
+		ss := studyStep(b.s, st.ID)
 		adopted := d.M("no")
-		if row.Adopted {
+		if st.Outcome == decide.Adopted && st.Adopted != nil && *st.Adopted == cmp.A {
 			adopted = d.M("yes")
 		}
-		t.Rows = append(t.Rows, []d.Text{ProfileTitle(b.s, b.s.Objective.Profile), d.Prose(ss.Title), optionName(b.s, ss, row.Best),
-			value(m, row.Value), value(m, row.Base), RatioText(m, row.Ratio), adopted})
+		other := optionName(b.s, ss, cmp.B)
+		if st.Incumbent != nil && cmp.B == st.Incumbent.Variant {
+			other = d.M("the configuration adopted so far")
+		}
+		t.Rows = append(t.Rows, []d.Text{d.Prose(ss.Title), optionName(b.s, ss, cmp.A), value(m, cmp.ValueA), other, value(m, cmp.ValueB), RatioText(m, cmp.Ratio), adopted})
 		c.Categories = append(c.Categories, d.Prose(ss.Title))
-		best.Values = append(best.Values, chartValue(m, row.Value))
-		base.Values = append(base.Values, chartValue(m, row.Base))
+		best.Values = append(best.Values, chartValue(m, cmp.ValueA))
+		base.Values = append(base.Values, chartValue(m, cmp.ValueB))
 	}
+	if len(t.Rows) == 0 {
+		return
+	}
+	b.h(2, "summary", d.M("Summary of optimization options"))
+	b.doc.Add(d.Para{Text: d.M("Each step at %s: its best option against the configuration it had to beat.", ProfileTitle(b.s, b.s.Objective.Profile))})
 	c.Series = []d.Series{best, base}
 	b.doc.Add(t, c)
 }
 
-// others is the seeds' "Other benchmark cases": baseline and final on
-// every validation profile, with their blocks.
+// others is the seeds' "Other benchmark cases": TTFT and TPOT of the
+// baseline and the final configuration on every validation profile (the
+// objective's figures are in the conclusion; the commands and blocks in
+// the appendix).
 func (b *builder) others() {
 	if len(b.a.Validation) == 0 {
 		return
 	}
 	b.h(2, "validation", d.M("Other benchmark cases"))
 	b.doc.Add(d.Para{Text: d.M("The baseline and the optimized configuration on every validation profile.")})
-	for _, row := range b.a.Validation {
-		b.h(3, "validation-"+row.Profile, ProfileTitle(b.s, row.Profile))
-		for _, role := range []struct {
-			role  string
-			label d.Text
-		}{{"validate/baseline", d.M("Baseline")}, {"validate/final", d.M("Optimized")}} {
-			t := b.roleTrial(role.role, row.Profile)
-			if t == nil {
-				continue
-			}
-			b.h(4, "", role.label)
-			b.doc.Add(d.CodeBlock{Lang: "bash", Body: MultiLine(t.Env, t.Argv)})
-			b.blocks(t)
-		}
+	if c, ok := b.sweepChart(); ok {
+		b.doc.Add(c)
 	}
-	b.doc.Add(b.latencyChart())
+	b.doc.Add(b.latencyCharts()...)
 }
 
 func (b *builder) roleTrial(role, profile string) *plan.Trial {
@@ -74,25 +74,84 @@ func (b *builder) roleTrial(role, profile string) *plan.Trial {
 	return nil
 }
 
-// latencyChart shows TTFT and TPOT of baseline and final per profile.
-func (b *builder) latencyChart() d.Chart {
-	c := d.Chart{ID: "ttft_tpot", Kind: "bar", Unit: "ms", Title: d.M("TTFT and TPOT, baseline and optimized")}
-	series := []d.Series{
-		{Name: d.M("TTFT, baseline")}, {Name: d.M("TTFT, optimized")},
-		{Name: d.M("TPOT, baseline")}, {Name: d.M("TPOT, optimized")},
-	}
+// sweepChart is the load sweep: mean latency against output token
+// throughput, one line for the baseline and one for the optimized
+// configuration, a point per validation profile.
+func (b *builder) sweepChart() (d.Chart, bool) {
+	c := d.Chart{ID: "sweep", Kind: "xy", Unit: "s", XUnit: "tok/s", XName: d.Cap{Text: MetricName("output_throughput")},
+		Title: d.Cap{Text: MetricName("latency.mean")}}
+	base, fin := d.Series{Name: d.M("Baseline")}, d.Series{Name: d.M("Optimized")}
+	points := 0
 	for _, row := range b.a.Validation {
 		c.Categories = append(c.Categories, ProfileTitle(b.s, row.Profile))
-		for i, v := range []*decide.Value{valOf(row.TTFT, true), valOf(row.TTFT, false), valOf(row.TPOT, true), valOf(row.TPOT, false)} {
-			x := math.NaN()
-			if v != nil {
-				x = v.Mean
+		for i, x := range []*d.Series{&base, &fin} {
+			role := []string{"validate/baseline", "validate/final"}[i]
+			thr, lat := b.sweepPoint(row, role, i == 0)
+			x.X, x.Values = append(x.X, thr), append(x.Values, lat)
+			if !math.IsNaN(thr) && !math.IsNaN(lat) {
+				points++
 			}
-			series[i].Values = append(series[i].Values, x)
 		}
 	}
-	c.Series = series
-	return c
+	c.Series = []d.Series{base, fin}
+	return c, points >= 4
+}
+
+// sweepPoint is a validation run's output throughput (tok/s) and mean
+// latency (s): from the analysis where it has them, else the records.
+func (b *builder) sweepPoint(row decide.ValidationRow, role string, base bool) (thr, lat float64) {
+	thr, lat = math.NaN(), math.NaN()
+	switch {
+	case row.Metric == "latency.mean":
+		lat = meanOf(valOf(&row, base)) / 1000
+	case row.Latency != nil:
+		lat = meanOf(valOf(row.Latency, base)) / 1000
+	}
+	if row.Metric == "output_throughput" {
+		return meanOf(valOf(&row, base)), lat
+	}
+	t := b.roleTrial(role, row.Profile)
+	var sum float64
+	n := 0
+	for _, r := range b.trialRuns(t) {
+		if r.Metrics.OutputThroughput != nil {
+			sum, n = sum+*r.Metrics.OutputThroughput, n+1
+		}
+	}
+	if n > 0 {
+		thr = sum / float64(n)
+	}
+	return thr, lat
+}
+
+// latencyCharts show TTFT and TPOT of baseline and final per profile,
+// one chart each (their scales differ tenfold).
+func (b *builder) latencyCharts() []d.Block {
+	var out []d.Block
+	for _, x := range []struct {
+		id, name string
+		pick     func(decide.ValidationRow) *decide.ValidationRow
+	}{{"ttft", "TTFT", func(r decide.ValidationRow) *decide.ValidationRow { return r.TTFT }},
+		{"tpot", "TPOT", func(r decide.ValidationRow) *decide.ValidationRow { return r.TPOT }}} {
+		c := d.Chart{ID: "validation_" + x.id, Kind: "bar", Unit: "ms", Title: d.M("Mean %s, baseline and optimized", d.Lit(x.name))}
+		base, fin := d.Series{Name: d.M("Baseline")}, d.Series{Name: d.M("Optimized")}
+		for _, row := range b.a.Validation {
+			c.Categories = append(c.Categories, ProfileTitle(b.s, row.Profile))
+			r := x.pick(row)
+			base.Values = append(base.Values, meanOf(valOf(r, true)))
+			fin.Values = append(fin.Values, meanOf(valOf(r, false)))
+		}
+		c.Series = []d.Series{base, fin}
+		out = append(out, c)
+	}
+	return out
+}
+
+func meanOf(v *decide.Value) float64 {
+	if v == nil {
+		return math.NaN()
+	}
+	return v.Mean
 }
 
 func valOf(r *decide.ValidationRow, base bool) *decide.Value {

@@ -1,0 +1,104 @@
+package report
+
+import (
+	"servelab.dev/execute/decide"
+	d "servelab.dev/render/document"
+	"servelab.dev/schema/plan"
+)
+
+// causes is the order warnings appear in.
+var causes = []string{decide.CodeDecodeBound, decide.CodePeakRate, decide.CodePeakConc, decide.CodeBursts, decide.CodeOutlier}
+
+// warnings writes one callout per cause for the whole page, each naming
+// the runs it concerns; the appendix marks the lines with (!).
+func (b *builder) warnings() {
+	var notes []d.Block
+	if b.s.Benchmark.Warmup == 0 && len(b.runs) > 0 {
+		notes = append(notes, d.Note{Warn: true, Cause: "warmup", Text: d.M("These runs had no warm-up requests: the first requests of each run include start-up effects (a single slow first request can move a mean).")})
+	}
+	for _, code := range causes {
+		runs, n, first := b.runsWith(code)
+		if n == 0 {
+			continue
+		}
+		notes = append(notes, d.Note{Warn: true, Cause: code, Text: d.Sentences(lintText(first), d.M("Runs concerned (%d): %s.", n, d.Join{Sep: "; ", Parts: runs}))})
+	}
+	if len(notes) == 0 {
+		return
+	}
+	b.h(2, "warnings", d.M("Warnings about the data"))
+	b.doc.Add(notes...)
+}
+
+// runsWith lists the trials a lint code flags, grouped by step ("Step:
+// option at profile, option at profile"), their count and the first
+// warning.
+func (b *builder) runsWith(code string) (groups []d.Text, n int, first decide.Warning) {
+	var step string
+	var cur []d.Text
+	flush := func() {
+		if len(cur) > 0 {
+			groups = append(groups, d.M("%s: %s", b.stepTitle(step), d.Join{Sep: ", ", Parts: cur}))
+		}
+		cur = nil
+	}
+	for _, t := range b.a.Plan.Trials {
+		for _, w := range b.warn[t.Key] {
+			if w.Code != code {
+				continue
+			}
+			if n == 0 {
+				first = w
+			}
+			n++
+			if t.Step != step {
+				flush()
+				step = t.Step
+			}
+			name := b.variantName(t)
+			if t.Profile != b.s.Objective.Profile || t.Step == "validate" {
+				name = d.Sentences(name, d.Paren{Text: ProfileTitle(b.s, t.Profile)})
+			}
+			cur = append(cur, name)
+			break
+		}
+	}
+	flush()
+	return groups, n, first
+}
+
+// variantName is a trial's option as the page calls it; the validation
+// runs are the baseline and the optimized configuration.
+func (b *builder) variantName(t *plan.Trial) d.Text {
+	if t.Step == "validate" {
+		if t.Variant == "final" {
+			return d.M("Optimized")
+		}
+		return d.M("Baseline")
+	}
+	return optionName(b.s, studyStep(b.s, t.Step), t.Variant)
+}
+
+func (b *builder) stepTitle(id string) d.Text {
+	if ss := studyStep(b.s, id); ss != nil {
+		return d.Prose(ss.Title)
+	}
+	return d.M("Other benchmark cases")
+}
+
+// trialLabel names a trial for a reader: step, option, profile, repeat.
+func (b *builder) trialLabel(t *plan.Trial) d.Text {
+	ss := studyStep(b.s, t.Step)
+	var step d.Text = d.Code(t.Step)
+	if ss != nil {
+		step = d.Prose(ss.Title)
+	}
+	if t.Step == "validate" {
+		step = d.M("Other benchmark cases")
+	}
+	parts := []d.Text{step, b.variantName(t), ProfileTitle(b.s, t.Profile)}
+	if b.s.Benchmark.Repeats > 1 {
+		parts = append(parts, d.M("repeat %d", t.Repeat+1))
+	}
+	return d.Join{Sep: ", ", Parts: parts}
+}

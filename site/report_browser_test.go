@@ -1,0 +1,204 @@
+package site
+
+import (
+	"encoding/json"
+	"image"
+	"image/png"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+
+	"servelab.dev/execute/decide"
+	"servelab.dev/execute/store"
+	"servelab.dev/i18n"
+	rhtml "servelab.dev/render/html"
+	"servelab.dev/render/report"
+	"servelab.dev/schema"
+)
+
+// maxHeight is the tallest a report page may be at 1280 px wide: the
+// recommendation, warnings and steps; method and raw blocks are folded.
+// Screenshots are taller (shotHeight), so a page's end can be measured.
+const (
+	maxHeight  = 12000
+	shotHeight = 16000
+)
+
+// Every report page of the site, in Chromium at 1280 px: each chart's
+// option has a y-axis from 0 and a visible legend or a single series,
+// has data, and was drawn; the page is at most maxHeight tall (measured
+// on a taller screenshot: the last row that is not background).
+func TestReportPagesAtAGlance(t *testing.T) {
+	bin := chromiumPath(t)
+	dir := build(t)
+	srv := httptest.NewServer(http.FileServer(http.Dir(dir)))
+	defer srv.Close()
+	n := 0
+	for name := range tree(t, dir) {
+		if !strings.HasSuffix(name, ".html") || strings.HasSuffix(name, "index.html") {
+			continue
+		}
+		n++
+		url := srv.URL + "/" + filepath.ToSlash(name)
+		dom, _ := chrome(t, bin, url, "--dump-dom", "--window-size=1280,900")
+		checkCharts(t, name, dom)
+		checkOptions(t, name, dom)
+		png := filepath.Join(t.TempDir(), "page.png")
+		chrome(t, bin, url, "--screenshot="+png, "--window-size=1280,"+itoa(shotHeight), "--hide-scrollbars")
+		h := contentHeight(t, png)
+		t.Logf("%s: %d px tall at 1280 px", name, h)
+		if h > maxHeight {
+			t.Errorf("%s: %d px tall at 1280 px wide, more than %d", name, h, maxHeight)
+		}
+	}
+	if n < 6 {
+		t.Errorf("only %d report pages", n)
+	}
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// checkOptions reads every chart's ECharts option from the page.
+func checkOptions(t *testing.T, page, dom string) {
+	doc, err := html.Parse(strings.NewReader(dom))
+	if err != nil {
+		t.Fatal(err)
+	}
+	walk(doc, func(e *html.Node) {
+		if e.Data != "script" || attr(e, "type") != "application/json" || e.FirstChild == nil {
+			return
+		}
+		var opt struct {
+			Legend struct {
+				Show *bool `json:"show"`
+			} `json:"legend"`
+			YAxis []struct {
+				Min *float64 `json:"min"`
+			} `json:"yAxis"`
+			Series []struct {
+				Type string `json:"type"`
+				Data []any  `json:"data"`
+			} `json:"series"`
+		}
+		if err := json.Unmarshal([]byte(e.FirstChild.Data), &opt); err != nil {
+			t.Errorf("%s %s: %v", page, attr(e, "id"), err)
+			return
+		}
+		id := attr(e, "id")
+		legend := opt.Legend.Show != nil && *opt.Legend.Show
+		if len(opt.Series) > 1 && !legend {
+			t.Errorf("%s %s: %d series and no legend", page, id, len(opt.Series))
+		}
+		if len(opt.YAxis) == 0 || opt.YAxis[0].Min == nil || *opt.YAxis[0].Min != 0 {
+			t.Errorf("%s %s: the value axis does not start at 0", page, id)
+		}
+		points := 0
+		for _, s := range opt.Series {
+			for _, v := range s.Data {
+				if v != "-" {
+					points++
+				}
+			}
+		}
+		if points == 0 {
+			t.Errorf("%s %s: a chart without data", page, id)
+		}
+	})
+}
+
+// contentHeight is the y just below the last screenshot row that is
+// not all the background colour (the colour of the bottom-left pixel).
+func contentHeight(t *testing.T, path string) int {
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	b := img.Bounds()
+	if b.Dy() < shotHeight-10 {
+		t.Fatalf("screenshot is %d px tall, want %d", b.Dy(), shotHeight)
+	}
+	ref := img.At(b.Min.X, b.Max.Y-1)
+	for y := b.Max.Y - 1; y >= b.Min.Y; y-- {
+		if !uniform(img, image.Rect(b.Min.X, y, b.Max.X, y+1), ref) {
+			if y >= b.Max.Y-2 {
+				return shotHeight + 1 // content down to the bottom: taller than the shot
+			}
+			return y + 1
+		}
+	}
+	return 0
+}
+
+func uniform(img image.Image, r image.Rectangle, ref interface{ RGBA() (r, g, b, a uint32) }) bool {
+	r0, g0, b0, _ := ref.RGBA()
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x += 2 {
+			r1, g1, b1, _ := img.At(x, y).RGBA()
+			if r1 != r0 || g1 != g0 || b1 != b0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// What `servelab render -o DIR` writes (the reports and every asset
+// beside them) draws every chart when opened from disk, offline.
+func TestRenderedReportOffline(t *testing.T) {
+	bin := chromiumPath(t)
+	ech, err := rhtml.ECharts(filepath.Join("node_modules", "echarts"))
+	if err != nil {
+		if os.Getenv("SERVELAB_REQUIRE_SITE") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "assets"), 0o755)
+	for n, b := range rhtml.Assets() {
+		ech[n] = b
+	}
+	for n, b := range ech {
+		os.WriteFile(filepath.Join(dir, "assets", n), b, 0o644)
+	}
+	l, err := schema.NewLoader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := l.LoadFile("../studies/qwen3-8b-h100-latency.cue")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, samples, err := store.Open("../results").OKWithSamples()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := decide.Analyze(s, decide.Records{Runs: runs, Samples: samples}, decide.Auto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := filepath.Join(dir, s.ID+".en.html")
+	f, _ := os.Create(page)
+	if err := rhtml.Write(f, report.Build(s, a, a.Runs), i18n.MustNew("en"), rhtml.Options{Assets: "assets/"}); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	dom, log := chrome(t, bin, "file://"+page, "--dump-dom", "--allow-file-access-from-files")
+	for _, e := range consoleErrors(log) {
+		t.Errorf("console: %s", e)
+	}
+	checkCharts(t, page, dom)
+	if !strings.Contains(dom, "<svg") {
+		t.Error("no chart drawn")
+	}
+}
