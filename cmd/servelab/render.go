@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -24,7 +26,7 @@ func runRender(e *env, args []string) error {
 	formats := fs.String("format", "md,html", "output formats: md, html")
 	out := fs.String("o", "", "output folder")
 	results := fs.String("results", "results", "results folder")
-	echarts := fs.String("echarts", "site/node_modules/echarts", "the pinned npm echarts package the HTML charts need (make site-deps installs it)")
+	echarts := fs.String("echarts", "", "the pinned npm echarts package the HTML charts need (default: $SERVELAB_ECHARTS, else site/node_modules/echarts, which make site-deps installs)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -45,6 +47,9 @@ func runRender(e *env, args []string) error {
 	}
 	var ech map[string][]byte
 	if fm["html"] {
+		if *echarts == "" {
+			*echarts = cmp.Or(os.Getenv("SERVELAB_ECHARTS"), "site/node_modules/echarts")
+		}
 		if ech, err = html.ECharts(*echarts); err != nil {
 			return err
 		}
@@ -66,9 +71,6 @@ func runRender(e *env, args []string) error {
 		return writeAssets(dir, ech)
 	}
 	return nil
-}
-
-	return os.Chmod(path, 0o644)
 }
 
 func languages(list string) ([]*i18n.Printer, error) {

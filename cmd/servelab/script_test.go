@@ -81,6 +81,8 @@ func TestScript(t *testing.T) {
 		},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("REPO", repo)
+			// HTML reports need the pinned ECharts wherever a script renders.
+			env.Setenv("SERVELAB_ECHARTS", filepath.Join(repo, "site", "node_modules", "echarts"))
 			env.Setenv("PATH", simDir+string(os.PathListSeparator)+env.Getenv("PATH"))
 			env.Setenv("SERVELAB_SIM_DIR", simDir) // the script's commands re-enter TestMain
 			env.Setenv("CUE_REGISTRY", "none")
