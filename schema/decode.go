@@ -126,6 +126,7 @@ func (l *Loader) decode(file, id string, v, orig cue.Value) (*Study, error) {
 	c.objective()
 	c.baseline()
 	c.steps()
+	c.randomChat()
 	if len(c.errs) > 0 {
 		return nil, c.errs.Sort()
 	}

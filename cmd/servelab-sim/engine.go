@@ -27,7 +27,18 @@ type engine struct {
 	wake    chan struct{}
 	seen    map[uint64]bool // prompt prefixes already prefilled
 	peak    int             // most sequences ever running at once
+	stats   stats
 }
+
+// stats are the counters /metrics exports under vLLM's names.
+type stats struct {
+	prefixQueries, prefixHits           int64 // prompt tokens looked up, found cached
+	drafts, draftTokens, acceptedTokens int64 // speculative decoding
+}
+
+// kvTokensPerSlot sizes the simulated KV cache: 2,048 tokens for each
+// sequence slot. A running sequence holds its prompt and its output.
+const kvTokensPerSlot = 2048
 
 func newEngine(c *config) *engine {
 	return &engine{cfg: c, wake: make(chan struct{}, 1), seen: map[uint64]bool{}}
@@ -97,6 +108,7 @@ func (e *engine) admit() int {
 // uncached counts the prompt tokens after the longest prefix (in blocks
 // of 16 tokens) prefilled before, when prefix caching is on.
 func (e *engine) uncached(prompt []string) int {
+	e.stats.prefixQueries += int64(len(prompt))
 	if !e.cfg.PrefixCache {
 		return len(prompt)
 	}
@@ -113,7 +125,17 @@ func (e *engine) uncached(prompt []string) int {
 		}
 		e.seen[k] = true
 	}
+	e.stats.prefixHits += int64(cached)
 	return len(prompt) - cached
+}
+
+// kvUsage is the share of the KV cache the running sequences hold.
+func (e *engine) kvUsage() float64 {
+	n := 0
+	for _, s := range e.running {
+		n += len(s.prompt) + s.emitted
+	}
+	return min(1, float64(n)/float64(max(1, e.cfg.Slots)*kvTokensPerSlot))
 }
 
 func (e *engine) stepTime(running, prefill int) time.Duration {
@@ -151,6 +173,12 @@ func (e *engine) emit() {
 			n, s.started = 1, true
 		}
 		n = min(n, s.maxTokens-s.emitted)
+		if k := e.cfg.SpecTokens; k > 0 && s.emitted > 0 {
+			// One draft of k tokens verified this step; n−1 accepted.
+			e.stats.drafts++
+			e.stats.draftTokens += int64(k)
+			e.stats.acceptedTokens += int64(n - 1)
+		}
 		s.emitted += n
 		s.out <- n
 		if s.emitted >= s.maxTokens {

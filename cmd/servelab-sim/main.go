@@ -18,6 +18,11 @@
 // faults: crash, unhealthy, slow-start=2s, http500=0.1, cut=0.1, stall=0.1,
 // exit-after=N (dies after N requests), endless-line (every stream is one
 // data line that never ends, until the client hangs up).
+//
+// Its /metrics speaks vLLM V1's metric names (running and waiting
+// requests, KV-cache usage, prefix-cache queries and hits, speculative
+// drafts and accepted tokens) in the Prometheus text format, so the
+// client's scraper is tested against the names it reads on a real engine.
 package main
 
 import (

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -75,11 +76,29 @@ func (s *server) models(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, map[string]any{"object": "list", "data": []map[string]any{{"id": s.cfg.Model, "object": "model", "owned_by": "servelab-sim"}}})
 }
 
-// metrics exposes the simulator's own counters for tests.
+// metrics exposes, in the Prometheus text format, the gauges and
+// counters of vLLM's V1 engine that servelab scrapes (same names and
+// meanings), and the simulator's own counters for tests.
 func (s *server) metrics(w http.ResponseWriter, _ *http.Request) {
-	s.eng.mu.Lock()
-	peak := s.eng.peak
-	s.eng.mu.Unlock()
+	e := s.eng
+	e.mu.Lock()
+	running, waiting, kv, st, peak := len(e.running), len(e.waiting), e.kvUsage(), e.stats, e.peak
+	e.mu.Unlock()
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+	lbl := `{engine="0",model_name=` + strconv.Quote(s.cfg.Model) + `}`
+	metric := func(name, typ, help string, v float64) {
+		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s %s\n%s%s %s\n", name, help, name, typ, name, lbl, strconv.FormatFloat(v, 'g', -1, 64))
+	}
+	metric("vllm:num_requests_running", "gauge", "Number of requests in model execution batches.", float64(running))
+	metric("vllm:num_requests_waiting", "gauge", "Number of requests waiting to be processed.", float64(waiting))
+	metric("vllm:kv_cache_usage_perc", "gauge", "KV-cache usage. 1 means 100 percent usage.", kv)
+	metric("vllm:prefix_cache_queries_total", "counter", "Prefix cache queries, in terms of number of queried tokens.", float64(st.prefixQueries))
+	metric("vllm:prefix_cache_hits_total", "counter", "Prefix cache hits, in terms of number of cached tokens.", float64(st.prefixHits))
+	if s.cfg.SpecTokens > 0 {
+		metric("vllm:spec_decode_num_drafts_total", "counter", "Number of spec decoding drafts.", float64(st.drafts))
+		metric("vllm:spec_decode_num_draft_tokens_total", "counter", "Number of draft tokens.", float64(st.draftTokens))
+		metric("vllm:spec_decode_num_accepted_tokens_total", "counter", "Number of accepted tokens.", float64(st.acceptedTokens))
+	}
 	fmt.Fprintf(w, "servelab_sim_peak_running %d\nservelab_sim_requests_total %d\nservelab_sim_cache_resets_total %d\n", peak, s.counter.Load(), s.resets.Load())
 }
 
@@ -108,8 +127,10 @@ type request struct {
 	Prompt    json.RawMessage   `json:"prompt"`
 	Messages  []json.RawMessage `json:"messages"`
 	MaxTokens int               `json:"max_tokens"`
-	Stream    bool              `json:"stream"`
-	Options   *struct {
+	// MaxCompletion is the current OpenAI name; it wins, as in vLLM.
+	MaxCompletion int  `json:"max_completion_tokens"`
+	Stream        bool `json:"stream"`
+	Options       *struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
 }
@@ -172,6 +193,9 @@ func (s *server) complete(w http.ResponseWriter, r *http.Request) {
 func (s *server) stream(w http.ResponseWriter, r *http.Request, req *request, n int64) {
 	prompt := req.prompt()
 	max := req.MaxTokens
+	if req.MaxCompletion > 0 {
+		max = req.MaxCompletion
+	}
 	if max <= 0 {
 		max = 16
 	}
@@ -190,6 +214,10 @@ func (s *server) stream(w http.ResponseWriter, r *http.Request, req *request, n 
 	if chat {
 		writeEvent(w, fl, chunk(id, s.cfg.Model, chat, "", true))
 	}
+	// Every content chunk is the same JSON around its text: built once,
+	// so the simulator's cost per chunk is the write, not the encoding.
+	head, tail := chunkFrame(id, s.cfg.Model, chat)
+	buf := make([]byte, 0, len(head)+len(tail)+64)
 	sent := 0
 	for k := range sq.out {
 		sent += k
@@ -200,7 +228,15 @@ func (s *server) stream(w http.ResponseWriter, r *http.Request, req *request, n 
 			<-r.Context().Done()
 			return
 		}
-		writeEvent(w, fl, chunk(id, s.cfg.Model, chat, strings.Repeat("tok ", k), false))
+		buf = append(append(buf[:0], "data: "...), head...)
+		for range k {
+			buf = append(buf, "tok "...)
+		}
+		buf = append(append(buf, tail...), "\n\n"...)
+		w.Write(buf)
+		if fl != nil {
+			fl.Flush()
+		}
 	}
 	if req.Options != nil && req.Options.IncludeUsage {
 		u := map[string]any{"id": id, "object": "chat.completion.chunk", "model": s.cfg.Model, "choices": []any{},
@@ -240,6 +276,14 @@ func chunk(id, model string, chat bool, text string, role bool) []byte {
 	}
 	b, _ := json.Marshal(c)
 	return b
+}
+
+// chunkFrame is a content chunk's JSON split where its text goes.
+func chunkFrame(id, model string, chat bool) (head, tail []byte) {
+	const mark = "\x00text\x00"
+	b := chunk(id, model, chat, mark, false)
+	i := bytes.Index(b, []byte(`\u0000text\u0000`))
+	return b[:i], b[i+len(`\u0000text\u0000`):]
 }
 
 func writeEvent(w http.ResponseWriter, fl http.Flusher, data []byte) {

@@ -21,6 +21,7 @@ import (
 
 type benchFlags struct {
 	target, model, api, kind, data, random, out string
+	metrics                                     string
 	rate, burst                                 float64
 	conc, requests, warmup                      int
 	seed                                        uint64
@@ -51,7 +52,8 @@ func parseBench(e *env, args []string) (benchFlags, error) {
 	fs.IntVar(&b.warmup, "warmup", 0, "warm-up requests before the measured ones")
 	fs.Uint64Var(&b.seed, "seed", 0, "seed of the schedule and of the dataset shuffle")
 	fs.StringVar(&b.data, "dataset", "", "ShareGPT file")
-	fs.StringVar(&b.random, "random", "", "random token-id prompts: INPUT,OUTPUT lengths (uses /v1/completions)")
+	fs.StringVar(&b.random, "random", "", "random prompts of INPUT,OUTPUT tokens: token ids (completions API) or text checked with the server's /tokenize (chat API)")
+	fs.StringVar(&b.metrics, "metrics", "/metrics", "path of the server's Prometheus metrics, scraped each second (\"\": none)")
 	fs.DurationVar(&b.timeout, "timeout", 10*time.Minute, "per-request timeout")
 	fs.DurationVar(&b.maxDur, "max-duration", 0, "cap on the whole run (0: none)")
 	fs.BoolVar(&b.ignoreEOS, "ignore-eos", false, "ask the server to produce exactly the output budget")
@@ -88,20 +90,24 @@ func bench(e *env, b benchFlags) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	began := time.Now().UTC()
-	samples, err := load.RunPrompts(ctx, load.Target{URL: b.target, Model: b.model, API: b.api}, l, set.prompts)
+	res, err := load.Measure(ctx, load.Target{URL: b.target, Model: b.model, API: b.api, Metrics: b.metrics}, l, set.prompts)
 	if err != nil {
 		return err
 	}
-	r := benchRecord(b, ds, began, samples)
+	r := benchRecord(b, ds, began, res)
 	if set.estimated {
 		r.Notes = append(r.Notes, "prompt and output lengths estimated from characters: the server has no /tokenize")
 	}
 	fmt.Fprint(e.stdout, report.Block(r.Trial, r.Metrics, nil))
+	printClient(e, r.Metrics)
 	for _, why := range r.Metrics.FailReasons {
 		fmt.Fprintf(e.stdout, "failed: %s\n", why)
 	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(e.stdout, "note: %s\n", n)
+	}
 	if b.out != "" {
-		if err := writeBenchRecord(b.out, r, samples); err != nil {
+		if err := writeBenchRecord(b.out, r, res); err != nil {
 			return err
 		}
 	}
@@ -110,6 +116,28 @@ func bench(e *env, b benchFlags) error {
 		return fmt.Errorf("%s (%d requests failed; the reasons are above)", r.Reason, failed)
 	}
 	return nil
+}
+
+// printClient prints what the client measured of itself: how late the
+// sends were (to the first byte on the wire), connections opened during
+// the measured requests, and TTFT from the actual send.
+func printClient(e *env, m record.Metrics) {
+	line := func(label, val string) { fmt.Fprintf(e.stdout, "%-40s %s\n", label+":", val) }
+	if d := m.ScheduleLag; d != nil {
+		line("Schedule lag P50/P99 (ms)", fmt.Sprintf("%.3f / %.3f", *d.P50, *d.P99))
+		line("Sent more than 1 ms late", fmt.Sprint(m.Late))
+	}
+	line("Connections opened", fmt.Sprint(m.Connections))
+	if d := m.Connect; d != nil {
+		line("Connection set-up P50/P99 (ms)", fmt.Sprintf("%.3f / %.3f", *d.P50, *d.P99))
+	}
+	if d := m.ServiceTTFT; d != nil {
+		line("Service TTFT median/P99 (ms)", fmt.Sprintf("%.2f / %.2f", *d.Median, *d.P99))
+	}
+	if m.ClaimedInputTokens > 0 {
+		counted, _ := record.Count(m.InputTokens)
+		line("Input tokens sent/counted by server", fmt.Sprintf("%d / %d", m.ClaimedInputTokens, counted))
+	}
 }
 
 // benchSet is the prompts of a bench run: random ones are made as they
@@ -126,17 +154,18 @@ func benchPrompts(b benchFlags) (benchSet, plan.DatasetSpec, error) {
 		if err != nil {
 			return benchSet{}, plan.DatasetSpec{}, err
 		}
-		return benchSet{prompts: dataset.RandomSource(il, ol, 0, 0, n, b.seed)}, plan.DatasetSpec{Name: "random", InputLen: il, OutputLen: ol}, nil
+		prompts, err := dataset.RandomFor(b.api, b.target, b.model, il, ol, 0, 0, n, b.seed)
+		if err != nil {
+			return benchSet{}, plan.DatasetSpec{}, fmt.Errorf("--random %s with --api %s: %v", b.random, b.api, err)
+		}
+		return benchSet{prompts: prompts}, plan.DatasetSpec{Name: "random", InputLen: il, OutputLen: ol}, nil
 	}
 	set, err := dataset.ShareGPT(b.data, "", n, b.seed, dataset.EngineTokenizer(b.target, b.model))
 	return benchSet{load.List(set.Prompts), set.Estimated}, plan.DatasetSpec{Name: "sharegpt", File: filepath.Base(b.data)}, err
 }
 
-func benchRecord(b benchFlags, ds plan.DatasetSpec, began time.Time, samples []record.Sample) *record.Record {
+func benchRecord(b benchFlags, ds plan.DatasetSpec, began time.Time, res load.Result) *record.Record {
 	api := b.api
-	if b.random != "" {
-		api = "completions"
-	}
 	spec := plan.Spec{Schema: schema.Version, Engine: plan.EngineSpec{Kind: "external"}, Model: plan.ModelSpec{ID: b.model},
 		Argv: []string{b.target}, Hardware: plan.HardwareSpec{GPU: "unknown", Count: 1},
 		Profile: plan.ProfileSpec{Kind: b.kind, Requests: b.requests, Rate: rateOf(b), Burstiness: burstOf(b), Concurrency: b.conc},
@@ -146,8 +175,9 @@ func benchRecord(b benchFlags, ds plan.DatasetSpec, began time.Time, samples []r
 		spec.Hardware.GPU = g[0].Name
 	}
 	prov := host.Provenance(record.Measured, began, time.Now(), version)
-	m := load.Summarize(samples)
-	r := &record.Record{Format: record.Format, Key: spec.Key(), Trial: spec, Provenance: prov, Status: "ok", Metrics: m}
+	m := res.Metrics()
+	r := &record.Record{Format: record.Format, Key: spec.Key(), Trial: spec, Provenance: prov, Status: "ok", Metrics: m,
+		Notes: load.Notes(m)}
 	if m.Completed == 0 {
 		r.Status, r.Reason = "failed", "no request completed: "+strings.Join(m.FailReasons, "; ")
 	}
@@ -168,8 +198,8 @@ func burstOf(b benchFlags) float64 {
 	return 0
 }
 
-func writeBenchRecord(path string, r *record.Record, samples []record.Sample) error {
-	side, err := record.EncodeSamples(samples)
+func writeBenchRecord(path string, r *record.Record, res load.Result) error {
+	side, err := record.EncodeSidecar(res.Samples, res.Engine)
 	if err != nil {
 		return err
 	}

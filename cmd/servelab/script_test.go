@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -71,6 +74,7 @@ func TestScript(t *testing.T) {
 			"unrelated":   unrelated,
 			"alive":       alive,
 			"unchanged":   unchanged,
+			"zgrep-glob":  zgrepGlob,
 		},
 		Condition: func(cond string) (bool, error) {
 			if cond == "echarts" {
@@ -114,6 +118,33 @@ func existsGlob(ts *testscript.TestScript, neg bool, args []string) {
 	files, _ := filepath.Glob(ts.MkAbs(args[0]))
 	if (len(files) > 0) == neg {
 		ts.Fatalf("exists-glob %s: %d files", args[0], len(files))
+	}
+}
+
+// zgrepGlob is grepGlob for gzip-compressed files (the samples
+// sidecars), matching line by line.
+func zgrepGlob(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: zgrep-glob REGEXP GLOB")
+	}
+	re, err := regexp.Compile("(?m)" + args[0])
+	ts.Check(err)
+	files, _ := filepath.Glob(ts.MkAbs(args[1]))
+	found := false
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		ts.Check(err)
+		zr, err := gzip.NewReader(bytes.NewReader(b))
+		ts.Check(err)
+		text, err := io.ReadAll(zr)
+		ts.Check(err)
+		if re.Match(text) {
+			found = true
+			break
+		}
+	}
+	if found == neg {
+		ts.Fatalf("zgrep-glob %s %s: match %v in %d files", args[0], args[1], found, len(files))
 	}
 }
 

@@ -143,21 +143,41 @@ func (s *randomSource) At(i int) load.Prompt {
 	return load.Prompt{TokenIDs: ids, MaxTokens: span(s.out), InputTokens: len(ids)}
 }
 
-// EngineTokenizer counts tokens with the engine's /tokenize endpoint
-// (vLLM and SGLang have one). It returns nil when the endpoint is absent,
-// so callers fall back to a marked estimate.
+// RandomFor makes random prompts for api: token ids for the completions
+// API (drawn lazily, as RandomSource), text checked against the engine's
+// tokenizer at url for the chat API (refused when the engine has none;
+// made before the run, since each prompt costs tokenizer calls that have
+// no place between sends).
+func RandomFor(api, url, model string, in, out int, r float64, prefix, n int, seed uint64) (load.Prompts, error) {
+	if api == "completions" {
+		return RandomSource(in, out, r, prefix, n, seed), nil
+	}
+	set, err := RandomText(in, out, r, prefix, n, seed, EngineTokenizer(url, model))
+	if err != nil {
+		return nil, err
+	}
+	return load.List(set.Prompts), nil
+}
+
+// EngineTokenizer counts tokens with the engine's /tokenize endpoint:
+// vLLM and SGLang read "prompt" and answer a count, llama.cpp reads
+// "content" and answers the tokens; both fields are sent. Special tokens
+// are left out: the server's usage counts its template apart, which the
+// client measures once per run. It returns nil when the endpoint is
+// absent, so callers fall back to a marked estimate or refuse.
 func EngineTokenizer(baseURL, model string) Tokenizer {
 	c := &http.Client{Timeout: 30 * time.Second}
 	url := strings.TrimRight(baseURL, "/") + "/tokenize"
 	count := func(text string) (int, error) {
-		body, _ := json.Marshal(map[string]any{"model": model, "prompt": text, "add_special_tokens": false})
+		body, _ := json.Marshal(map[string]any{"model": model, "prompt": text, "content": text, "add_special_tokens": false})
 		resp, err := c.Post(url, "application/json", bytes.NewReader(body))
 		if err != nil {
 			return 0, err
 		}
 		defer resp.Body.Close()
 		var r struct {
-			Count int `json:"count"`
+			Count  *int              `json:"count"`
+			Tokens []json.RawMessage `json:"tokens"`
 		}
 		if resp.StatusCode != http.StatusOK {
 			return 0, fmt.Errorf("%s: HTTP %d", url, resp.StatusCode)
@@ -165,7 +185,13 @@ func EngineTokenizer(baseURL, model string) Tokenizer {
 		if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
 			return 0, fmt.Errorf("%s: %v", url, err)
 		}
-		return r.Count, nil
+		switch {
+		case r.Count != nil:
+			return *r.Count, nil
+		case r.Tokens != nil:
+			return len(r.Tokens), nil
+		}
+		return 0, fmt.Errorf("%s: neither a count nor tokens in the answer", url)
 	}
 	if _, err := count("probe"); err != nil {
 		return nil

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"runtime"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -76,4 +78,53 @@ func BenchmarkScheduleLag500(b *testing.B) {
 	b.ReportMetric(p50, "lag-p50-ms")
 	b.ReportMetric(p99, "lag-p99-ms")
 	b.ReportMetric(rate, "sends/s")
+}
+
+// BenchmarkClient is the client's figure of merit, as `make bench`
+// reports it: client CPU µs per streamed chunk (getrusage of this
+// process) at CalibrationRate requests/s of CalibrationTokens tokens
+// from a servelab-sim stepping every millisecond (50,000 chunks/s when
+// it keeps up), and the highest constant rate whose schedule lag p99
+// stays under 1 ms. The simulator is its own process; with two or more
+// CPUs this process is pinned to CPU 0 and the simulator to CPU 1 (run
+// with -cpu 1 for GOMAXPROCS=1). "before" is the client as it was
+// (spinning pacer, a reader buffer per request, connections not kept),
+// "after" the current one: three rounds of both, interleaved so that a
+// shared host's load falls on both alike, and the medians reported.
+func BenchmarkClient(b *testing.B) {
+	url := startSim(b, []string{"SERVELAB_SIM_TIMING=" + CalibrationTiming}, "vllm", "serve", "m/m", "--max-num-seqs", "4096")
+	if runtime.NumCPU() >= 2 {
+		if err := pin(os.Getpid(), 0); err != nil {
+			b.Logf("not pinned: %v", err)
+		}
+		if err := pin(simPID(b, url), 1); err != nil {
+			b.Logf("simulator not pinned: %v", err)
+		}
+	}
+	var runs [2][]Calibration // before, after
+	for b.Loop() {
+		for range 3 {
+			for i, legacy := range []bool{true, false} {
+				c, err := calibrate(context.Background(), url, "m/m", 6000, legacy)
+				if err != nil {
+					b.Fatal(err)
+				}
+				runs[i] = append(runs[i], c)
+			}
+		}
+	}
+	for i, name := range []string{"before", "after"} {
+		med := func(f func(Calibration) float64) float64 {
+			xs := make([]float64, len(runs[i]))
+			for k, c := range runs[i] {
+				xs[k] = f(c)
+			}
+			sort.Float64s(xs)
+			return xs[len(xs)/2]
+		}
+		b.ReportMetric(med(func(c Calibration) float64 { return c.CPUPerChunk }), "cpu-µs/chunk-"+name)
+		b.ReportMetric(med(func(c Calibration) float64 { return c.ChunksPerSecond }), "chunks/s-"+name)
+		b.ReportMetric(med(func(c Calibration) float64 { return c.MaxRate }), "max-req/s@lag-p99<1ms-"+name)
+		b.Logf("%s: %+v", name, runs[i])
+	}
 }

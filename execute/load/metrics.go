@@ -11,6 +11,22 @@ import (
 // LateAfter is how far past its due time a send counts as late.
 const LateAfter = 0.001 // seconds
 
+// MismatchAbove is the relative difference between the input tokens a
+// request claimed and the server's count beyond which it is flagged.
+const MismatchAbove = 0.02
+
+// Notes are what a record should say about its metrics in words: input
+// token counts the server disagrees with.
+func Notes(m record.Metrics) []string {
+	if m.InputMismatch == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("input tokens: the server counted %d in all where the client sent %d by its own count; %d of %d requests differ by more than %.0f %%: the prompts are not the length the dataset claims",
+		counted(m.InputTokens), m.ClaimedInputTokens, m.InputMismatch, m.Completed, MismatchAbove*100)}
+}
+
+func counted(p *int) int { n, _ := record.Count(p); return n }
+
 // Summarize computes a run's metrics from its samples, as `vllm bench
 // serve` defines them: TTFT and E2E latency per request, TPOT per
 // request with more than one token (aggregated unweighted), ITL pooled
@@ -23,11 +39,15 @@ func Summarize(samples []record.Sample) record.Metrics {
 	m := record.Metrics{Failed: record.I(0)}
 	var ok []record.Sample
 	var lags []float64
+	var connects []float64
 	reasons := map[string]int{}
 	for _, s := range samples {
 		if s.Warmup {
 			m.Warmup++
 			continue
+		}
+		if s.Connect > 0 {
+			connects = append(connects, s.Connect)
 		}
 		lag := (s.Sent - s.Intended) * 1000
 		lags = append(lags, lag)
@@ -44,6 +64,7 @@ func Summarize(samples []record.Sample) record.Metrics {
 	m.Completed = len(ok)
 	m.FailReasons = reasonList(reasons)
 	m.ScheduleLag = dist(lags)
+	m.Connections, m.Connect = len(connects), dist(connects)
 	if len(ok) == 0 {
 		return m
 	}
@@ -60,6 +81,12 @@ func fill(m *record.Metrics, ok []record.Sample) {
 		last = math.Max(last, s.Intended+s.Latency/1000)
 		in += s.InputTokens
 		out += s.OutputTokens
+		if s.Claimed > 0 {
+			m.ClaimedInputTokens += s.Claimed
+			if math.Abs(float64(s.InputTokens-s.Claimed)) > MismatchAbove*float64(s.Claimed) {
+				m.InputMismatch++
+			}
+		}
 		lat = append(lat, s.Latency)
 		ttft = append(ttft, s.TTFT)
 		wait := (s.Sent - s.Intended) * 1000
@@ -181,4 +208,66 @@ func PeakTokenRate(ok []record.Sample, window float64) float64 {
 		best = math.Max(best, sum)
 	}
 	return best / window
+}
+
+// SummarizeEngine condenses the engine's metric series: gauges' means
+// and peaks over the points, and whole-run rates as ratios of the
+// counters' summed increases (the engine's own rate gauges are averaged
+// where it has no counters). nil when there is no series.
+func SummarizeEngine(s *record.EngineSeries) *record.EngineMetrics {
+	if s == nil || len(s.Points) == 0 {
+		return nil
+	}
+	e := &record.EngineMetrics{Source: s.Source, Scrapes: len(s.Points)}
+	pick := func(f func(p *record.EnginePoint) *float64) []float64 {
+		var xs []float64
+		for i := range s.Points {
+			if v := f(&s.Points[i]); v != nil {
+				xs = append(xs, *v)
+			}
+		}
+		return xs
+	}
+	e.MeanRunning, e.MaxRunning = meanMax(pick(func(p *record.EnginePoint) *float64 { return p.Running }))
+	e.MeanWaiting, e.MaxWaiting = meanMax(pick(func(p *record.EnginePoint) *float64 { return p.Waiting }))
+	e.MeanKVCache, e.MaxKVCache = meanMax(pick(func(p *record.EnginePoint) *float64 { return p.KVCache }))
+	e.PrefixHitRate = ratio(pick(func(p *record.EnginePoint) *float64 { return p.PrefixHits }),
+		pick(func(p *record.EnginePoint) *float64 { return p.PrefixQueries }), 0)
+	if e.PrefixHitRate == nil {
+		e.PrefixHitRate, _ = meanMax(pick(func(p *record.EnginePoint) *float64 { return p.PrefixHitRate }))
+	}
+	accepted := pick(func(p *record.EnginePoint) *float64 { return p.Accepted })
+	e.AcceptanceRate = ratio(accepted, pick(func(p *record.EnginePoint) *float64 { return p.DraftTokens }), 0)
+	e.AcceptanceLength = ratio(accepted, pick(func(p *record.EnginePoint) *float64 { return p.Drafts }), 1)
+	if e.AcceptanceLength == nil {
+		e.AcceptanceLength, _ = meanMax(pick(func(p *record.EnginePoint) *float64 { return p.AcceptLength }))
+	}
+	return e
+}
+
+func meanMax(xs []float64) (*float64, *float64) {
+	if len(xs) == 0 {
+		return nil, nil
+	}
+	sum, top := 0.0, xs[0]
+	for _, x := range xs {
+		sum += x
+		top = math.Max(top, x)
+	}
+	return record.F(sum / float64(len(xs))), record.F(top)
+}
+
+// ratio is plus + Σnum/Σden; nil when the denominator never grew.
+func ratio(num, den []float64, plus float64) *float64 {
+	n, d := 0.0, 0.0
+	for _, x := range num {
+		n += x
+	}
+	for _, x := range den {
+		d += x
+	}
+	if d <= 0 {
+		return nil
+	}
+	return record.F(plus + n/d)
 }

@@ -9,8 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptrace"
-	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -24,6 +23,9 @@ type Target struct {
 	URL   string // base URL, e.g. http://127.0.0.1:8000
 	Model string
 	API   string // "chat" or "completions"
+	// Metrics is the path of the engine's Prometheus endpoint, scraped
+	// each second of the measured requests ("" for none).
+	Metrics string
 }
 
 // Prompt is one request's input and output budget.
@@ -48,6 +50,26 @@ type Load struct {
 	Timeout     time.Duration // per request; 0 means none
 	MaxDuration time.Duration // for the whole run; 0 means none
 	IgnoreEOS   bool
+
+	// legacy selects the client as it was before the sleeping pacer and
+	// pooled readers, for the before/after figures of `make bench`.
+	legacy bool
+}
+
+// Result is what a run measured.
+type Result struct {
+	Samples []record.Sample
+	// Engine is the engine's own metrics, one point a second over the
+	// measured requests; nil when not scraped or the endpoint failed.
+	Engine *record.EngineSeries
+}
+
+// Metrics summarises the result: the samples' figures, the engine's,
+// and the check of sent against counted input tokens.
+func (r Result) Metrics() record.Metrics {
+	m := Summarize(r.Samples)
+	m.Engine = SummarizeEngine(r.Engine)
+	return m
 }
 
 // Prompts is where requests take their prompts: a List, or a generator
@@ -82,24 +104,46 @@ func Run(ctx context.Context, t Target, l Load, prompts []Prompt) ([]record.Samp
 // load's schedule, and returns one sample per request. prompts are used
 // in order and reused cyclically.
 func RunPrompts(ctx context.Context, t Target, l Load, prompts Prompts) ([]record.Sample, error) {
+	r, err := Measure(ctx, t, l, prompts)
+	return r.Samples, err
+}
+
+// Measure is RunPrompts that also scrapes the engine's metrics endpoint
+// while the measured requests run.
+func Measure(ctx context.Context, t Target, l Load, prompts Prompts) (Result, error) {
 	if prompts.Len() == 0 {
-		return nil, errors.New("no prompts")
+		return Result{}, errors.New("no prompts")
 	}
 	c := newClient(t, l)
+	defer c.pace.close()
+	defer c.http.CloseIdleConnections() // the next trial's client opens its own
 	if l.MaxDuration > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, l.MaxDuration)
 		defer cancel()
 	}
+	c.probe(ctx, prompts.At(0))
 	warm := c.warmup(ctx, l, prompts)
 	rest := offset{prompts, l.Warmup % prompts.Len()}
+	var sc *scraper
+	if t.Metrics != "" {
+		sc = startScrape(ctx, strings.TrimRight(t.URL, "/")+t.Metrics, time.Second)
+	}
+	start := time.Now().Add(5 * time.Millisecond)
+	if sc != nil {
+		sc.run(ctx, start)
+	}
 	var measured []record.Sample
 	if l.Kind == "concurrency" {
-		measured = c.closed(ctx, l, rest)
+		measured = c.closed(ctx, l, rest, start)
 	} else {
-		measured = c.open(ctx, l, rest)
+		measured = c.open(ctx, l, rest, start)
 	}
-	return append(warm, measured...), nil
+	res := Result{Samples: append(warm, measured...)}
+	if sc != nil {
+		res.Engine = sc.stop()
+	}
+	return res, nil
 }
 
 type client struct {
@@ -107,36 +151,45 @@ type client struct {
 	l    Load
 	http *http.Client
 	url  string
+	pace waiter
+	// template is what the server counts beyond a text prompt's own
+	// tokens (a chat template, a BOS token), from the probe.
+	template int
+	ids      atomic.Int64
 }
 
 func newClient(t Target, l Load) *client {
 	slots := max(l.Concurrency, 64, int(l.Rate*4))
-	tr := &http.Transport{
-		Proxy:               nil,
-		DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		MaxIdleConns:        slots * 2,
-		MaxIdleConnsPerHost: slots * 2, // the default 2 would churn connections under load
-		IdleConnTimeout:     90 * time.Second,
-		DisableCompression:  true,
-		ReadBufferSize:      64 << 10,
-		WriteBufferSize:     16 << 10,
-	}
 	path := "/v1/chat/completions"
 	if t.API == "completions" {
 		path = "/v1/completions"
 	}
-	return &client{t: t, l: l, http: &http.Client{Transport: tr}, url: strings.TrimRight(t.URL, "/") + path}
+	c := &client{t: t, l: l, http: &http.Client{Transport: newTransport(slots)}, url: strings.TrimRight(t.URL, "/") + path}
+	if l.legacy {
+		c.pace = spinPacer{}
+	} else {
+		c.pace = newPacer()
+	}
+	return c
 }
 
-// warmup sends the warm-up requests one slot at a time (or with the
-// profile's slots), all before the measured schedule starts.
+// warmup sends the warm-up requests before the measured schedule
+// starts, with the profile's slots, or all at once for a rate profile
+// without a cap: they also open the keep-alive connections the measured
+// requests draw on, so that few of those pay for a connection.
 func (c *client) warmup(ctx context.Context, l Load, prompts Prompts) []record.Sample {
 	if l.Warmup <= 0 {
 		return nil
 	}
 	w := l
-	w.Requests, w.Concurrency = l.Warmup, max(1, l.Concurrency)
-	out := c.closed(ctx, w, prompts)
+	w.Requests, w.Concurrency = l.Warmup, l.Concurrency
+	if w.Concurrency <= 0 {
+		w.Concurrency = l.Warmup
+		if l.legacy {
+			w.Concurrency = 1
+		}
+	}
+	out := c.closed(ctx, w, prompts, time.Now())
 	for i := range out {
 		out[i].Warmup = true
 	}
@@ -146,18 +199,17 @@ func (c *client) warmup(ctx context.Context, l Load, prompts Prompts) []record.S
 // open sends each request at its scheduled time, whether or not earlier
 // ones have finished (an open model). With a concurrency cap a request
 // may wait for a slot; its latency still counts from when it was due.
-func (c *client) open(ctx context.Context, l Load, prompts Prompts) []record.Sample {
+func (c *client) open(ctx context.Context, l Load, prompts Prompts, start time.Time) []record.Sample {
 	offs := Schedule(l.Kind, l.Rate, l.Burstiness, l.Requests, l.Seed)
 	out := make([]record.Sample, l.Requests)
 	var slots chan struct{}
 	if l.Concurrency > 0 {
 		slots = make(chan struct{}, l.Concurrency)
 	}
-	start := time.Now().Add(5 * time.Millisecond)
 	var wg sync.WaitGroup
 	for i, off := range offs {
 		due := start.Add(off)
-		if !sleepUntil(ctx, due) {
+		if !c.pace.wait(ctx, due) {
 			for j := i; j < len(offs); j++ {
 				out[j] = notSent(start, start.Add(offs[j]), "not sent: the run reached its time limit")
 			}
@@ -179,10 +231,10 @@ func (c *client) open(ctx context.Context, l Load, prompts Prompts) []record.Sam
 
 // closed keeps l.Concurrency requests in flight: each slot sends its
 // next request when the previous one ends, so none is ever late.
-func (c *client) closed(ctx context.Context, l Load, prompts Prompts) []record.Sample {
+func (c *client) closed(ctx context.Context, l Load, prompts Prompts, start time.Time) []record.Sample {
 	out := make([]record.Sample, l.Requests)
 	var next atomic.Int64 // the next request to send, shared by the slots
-	start := time.Now()
+	c.pace.wait(ctx, start)
 	var wg sync.WaitGroup
 	for w := 0; w < max(1, l.Concurrency); w++ {
 		wg.Add(1)
@@ -207,68 +259,91 @@ func notSent(start, due time.Time, why string) record.Sample {
 	return record.Sample{Intended: t, Sent: t, Error: why}
 }
 
-// sleepUntil waits for t: a timer for most of the wait, then a short
-// spin, because the Go timer alone is late by up to a millisecond.
-func sleepUntil(ctx context.Context, t time.Time) bool {
-	if d := time.Until(t) - 500*time.Microsecond; d > 0 {
-		tm := time.NewTimer(d)
-		select {
-		case <-ctx.Done():
-			tm.Stop()
-			return false
-		case <-tm.C:
-		}
-	}
-	for time.Now().Before(t) {
-		runtime.Gosched()
-	}
-	return ctx.Err() == nil
+// request is the JSON body; ignore_eos is a vLLM/SGLang/llama.cpp
+// extension that makes the server produce exactly max_tokens. Both
+// max_tokens and its current OpenAI name max_completion_tokens are sent:
+// servers that know only one read that one.
+type request struct {
+	Model     string        `json:"model"`
+	Stream    bool          `json:"stream"`
+	MaxTokens int           `json:"max_tokens"`
+	MaxCompl  int           `json:"max_completion_tokens"`
+	Temp      float64       `json:"temperature"`
+	Options   streamOptions `json:"stream_options"`
+	IgnoreEOS bool          `json:"ignore_eos,omitempty"`
+	Prompt    any           `json:"prompt,omitempty"`
+	Messages  []message     `json:"messages,omitempty"`
 }
 
-// body is the request JSON; ignore_eos is a vLLM/SGLang extension that
-// makes the server produce exactly max_tokens.
+type streamOptions struct {
+	IncludeUsage bool `json:"include_usage"`
+}
+
+type message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
 func (c *client) body(p Prompt) []byte {
-	req := map[string]any{
-		"model": c.t.Model, "stream": true, "max_tokens": p.MaxTokens, "temperature": 0,
-		"stream_options": map[string]any{"include_usage": true},
-	}
-	if c.l.IgnoreEOS {
-		req["ignore_eos"] = true
-	}
+	req := request{Model: c.t.Model, Stream: true, MaxTokens: p.MaxTokens, MaxCompl: p.MaxTokens,
+		Options: streamOptions{IncludeUsage: true}, IgnoreEOS: c.l.IgnoreEOS}
 	switch {
 	case c.t.API == "completions" && p.TokenIDs != nil:
-		req["prompt"] = p.TokenIDs
+		req.Prompt = p.TokenIDs
 	case c.t.API == "completions":
-		req["prompt"] = p.Text
+		req.Prompt = p.Text
 	default:
-		req["messages"] = []map[string]string{{"role": "user", "content": p.Text}}
+		req.Messages = []message{{Role: "user", Content: p.Text}}
 	}
 	b, _ := json.Marshal(req)
 	return b
 }
 
-// do sends one request and reads its stream to the end.
+// probe asks the server how many tokens it counts for an empty prompt
+// (the chat template, a BOS token), so each request's sent token count
+// can be compared with the server's usage. Token-id prompts need none;
+// a server that refuses the empty prompt leaves the difference at 0.
+func (c *client) probe(ctx context.Context, first Prompt) {
+	if first.TokenIDs != nil && c.t.API == "completions" || first.InputTokens == 0 {
+		return
+	}
+	s := c.do(ctx, time.Now(), time.Now(), Prompt{MaxTokens: 1})
+	if s.Error == "" {
+		c.template = s.InputTokens
+	}
+}
+
+// do sends one request and reads its stream to the end. Lag runs from
+// due to the request's first byte on the wire; the set-up of a fresh
+// connection is also recorded on its own.
 func (c *client) do(ctx context.Context, start, due time.Time, p Prompt) (s record.Sample) {
 	s.Intended = due.Sub(start).Seconds()
 	s.Sent = s.Intended
+	if p.InputTokens > 0 {
+		s.Claimed = p.InputTokens + c.template
+	}
 	if c.l.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, c.l.Timeout)
 		defer cancel()
 	}
-	var wrote time.Time
-	trace := &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { wrote = time.Now() }}
-	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace), "POST", c.url, bytes.NewReader(c.body(p)))
+	w := &wire{}
+	req, err := http.NewRequestWithContext(w.trace(ctx), "POST", c.url, bytes.NewReader(c.body(p)))
 	if err != nil {
 		s.Error = err.Error()
 		return s
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
+	// The key lets net/http resend a request that a kept-alive connection
+	// lost before any response byte (the server closed it idle as the
+	// request went out); each request has its own.
+	req.Header.Set("Idempotency-Key", strconv.FormatInt(c.ids.Add(1), 10))
 	resp, err := c.http.Do(req)
-	if !wrote.IsZero() {
-		s.Sent = wrote.Sub(start).Seconds()
+	if t := w.sent(); !t.IsZero() {
+		s.Sent = t.Sub(start).Seconds()
 	}
+	s.Connect = ms(w.connect)
 	if err != nil {
 		s.Error = requestError(err)
 		s.Latency = ms(time.Since(due))
@@ -280,7 +355,7 @@ func (c *client) do(ctx context.Context, start, due time.Time, p Prompt) (s reco
 		s.Latency = ms(time.Since(due))
 		return s
 	}
-	c.read(resp.Body, due, &s)
+	c.read(resp.Body, due, p, &s)
 	return s
 }
 
@@ -298,9 +373,17 @@ func checkResponse(resp *http.Response) error {
 }
 
 // read consumes the stream: TTFT at the first content chunk, one gap per
-// later content chunk, the end at the last one, tokens from usage.
-func (c *client) read(body io.Reader, due time.Time, s *record.Sample) {
-	st := NewStream(body)
+// later content chunk, the end at the last one, tokens from usage. The
+// stream's buffer comes from a pool, and the gaps' room is made once.
+func (c *client) read(body io.Reader, due time.Time, p Prompt, s *record.Sample) {
+	var st *Stream
+	if c.l.legacy {
+		st = NewStream(body)
+	} else {
+		st = getStream(body)
+		defer putStream(st)
+		s.Gaps = make([]float64, 0, min(max(p.MaxTokens-1, 0), 1024))
+	}
 	var last time.Time
 	usage := false
 	for {
@@ -330,6 +413,9 @@ func (c *client) read(body io.Reader, due time.Time, s *record.Sample) {
 			s.InputTokens, s.OutputTokens = ch.PromptTokens, ch.CompletionTokens
 		}
 		if ch.Done {
+			if !c.l.legacy {
+				st.drain()
+			}
 			break
 		}
 	}

@@ -12,28 +12,46 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
 
-var simBin string
+var (
+	simDir   string
+	simBin   string
+	simBuild sync.Once
+	simErr   error
+	simPIDs  = map[string]int{} // by URL
+)
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "servelab-sim-")
-	if err != nil {
+	var err error
+	if simDir, err = os.MkdirTemp("", "servelab-sim-"); err != nil {
 		panic(err)
 	}
-	simBin = filepath.Join(dir, "servelab-sim")
-	if out, err := exec.Command("go", "build", "-o", simBin, "servelab.dev/cmd/servelab-sim").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building servelab-sim: %v\n%s", err, out)
-		os.Exit(1)
-	}
 	code := m.Run()
-	os.RemoveAll(dir)
+	os.RemoveAll(simDir)
 	os.Exit(code)
 }
 
-func freePort(t *testing.T) int {
+// buildSim builds servelab-sim once, for the first test that needs it:
+// the parser tests and the fuzzing workers (each a process of its own)
+// need none.
+func buildSim(t testing.TB) string {
+	simBuild.Do(func() {
+		simBin = filepath.Join(simDir, "servelab-sim")
+		if out, err := exec.Command("go", "build", "-o", simBin, "servelab.dev/cmd/servelab-sim").CombinedOutput(); err != nil {
+			simErr = fmt.Errorf("building servelab-sim: %v\n%s", err, out)
+		}
+	})
+	if simErr != nil {
+		t.Fatal(simErr)
+	}
+	return simBin
+}
+
+func freePort(t testing.TB) int {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -43,16 +61,17 @@ func freePort(t *testing.T) int {
 }
 
 // startSim runs servelab-sim as a real process and waits for /health.
-func startSim(t *testing.T, env []string, args ...string) string {
+func startSim(t testing.TB, env []string, args ...string) string {
 	t.Helper()
 	port := freePort(t)
-	cmd := exec.Command(simBin, append(args, "--port", fmt.Sprint(port))...)
+	cmd := exec.Command(buildSim(t), append(args, "--port", fmt.Sprint(port))...)
 	cmd.Env = append(os.Environ(), env...)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	url := fmt.Sprintf("http://127.0.0.1:%d", port)
+	simPIDs[url] = cmd.Process.Pid
 	for i := 0; i < 200; i++ {
 		if r, err := http.Get(url + "/health"); err == nil {
 			r.Body.Close()

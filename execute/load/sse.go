@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"sync"
 )
 
 // Chunk is what one SSE data event carried.
@@ -35,6 +36,32 @@ type Stream struct {
 // NewStream wraps r with a large buffer (streamed chunks can be long).
 func NewStream(r io.Reader) *Stream {
 	return &Stream{r: bufio.NewReaderSize(r, 64<<10)}
+}
+
+// streams recycles readers: one per request would be a 16 KiB
+// allocation a request, thousands a second at high rates.
+var streams = sync.Pool{New: func() any { return &Stream{r: bufio.NewReaderSize(nil, 16<<10)} }}
+
+func getStream(r io.Reader) *Stream {
+	s := streams.Get().(*Stream)
+	s.r.Reset(r)
+	return s
+}
+
+func putStream(s *Stream) {
+	s.r.Reset(nil)
+	if cap(s.data) > 1<<20 {
+		s.data = nil // an outsized line's room is not kept
+	}
+	streams.Put(s)
+}
+
+// drain reads what follows the [DONE] event (the end of the chunked
+// body, normally a few bytes) so that net/http can put the connection
+// back in its keep-alive pool: a body closed before its end closes the
+// connection, and the next request would pay for a new one.
+func (s *Stream) drain() {
+	io.Copy(io.Discard, io.LimitReader(s.r, 64<<10))
 }
 
 // ErrMalformed marks an event that is not the JSON of a completion chunk.

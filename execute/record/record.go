@@ -167,6 +167,19 @@ type Metrics struct {
 	Late int `json:"late,omitempty"`
 	// Warmup counts the warm-up requests sent before the measured ones.
 	Warmup int `json:"warmup,omitempty"`
+	// Connections counts measured requests that had to open a connection
+	// (the warm-up fills the keep-alive pool), and Connect is how long
+	// they waited for it: set-up reported apart from the schedule lag it
+	// is part of.
+	Connections int   `json:"connections,omitempty"`
+	Connect     *Dist `json:"connectMs,omitempty"`
+	// ClaimedInputTokens is the input the client meant to send, by its
+	// own count, over the requests where it had one; InputMismatch counts
+	// those whose server-counted input differs from it by more than 2 %.
+	ClaimedInputTokens int `json:"claimedInputTokens,omitempty"`
+	InputMismatch      int `json:"inputTokenMismatch,omitempty"`
+	// Engine summarises the engine's own metrics endpoint over the run.
+	Engine *EngineMetrics `json:"engine,omitempty"`
 }
 
 // Dist summarises one latency distribution, in milliseconds.
@@ -305,7 +318,8 @@ func (m *Metrics) Check() error {
 		name string
 		v    *int
 	}{{"completed", &m.Completed}, {"failed", m.Failed}, {"inputTokens", m.InputTokens}, {"outputTokens", m.OutputTokens},
-		{"late", &m.Late}, {"warmup", &m.Warmup}} {
+		{"late", &m.Late}, {"warmup", &m.Warmup}, {"connections", &m.Connections},
+		{"claimedInputTokens", &m.ClaimedInputTokens}, {"inputTokenMismatch", &m.InputMismatch}} {
 		if negative(c.v) {
 			return fmt.Errorf("metrics.%s: %d is negative (a count)", c.name, *c.v)
 		}
@@ -339,12 +353,12 @@ func (m *Metrics) Check() error {
 		name string
 		d    *Dist
 	}{{"latencyMs", m.Latency}, {"ttftMs", m.TTFT}, {"tpotMs", m.TPOT}, {"itlMs", m.ITL}, {"scheduleLagMs", m.ScheduleLag},
-		{"serviceLatencyMs", m.ServiceLatency}, {"serviceTtftMs", m.ServiceTTFT}} {
+		{"serviceLatencyMs", m.ServiceLatency}, {"serviceTtftMs", m.ServiceTTFT}, {"connectMs", m.Connect}} {
 		if err := d.d.check("metrics." + d.name); err != nil {
 			return err
 		}
 	}
-	return nil
+	return m.Engine.check()
 }
 
 // check: every statistic finite and non-negative (they are durations),

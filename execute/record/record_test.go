@@ -106,16 +106,19 @@ func FuzzDecodeSamples(f *testing.F) {
 	good, _ := EncodeSamples([]Sample{{Intended: 0, Sent: 0.001, TTFT: 30, Latency: 900, Gaps: []float64{7, 8}, OutputTokens: 100}})
 	f.Add(good)
 	f.Add(good[:len(good)/2])
+	withEngine, _ := EncodeSidecar([]Sample{{Intended: 0, Sent: 0.001, Claimed: 12, Connect: 0.2}},
+		&EngineSeries{Source: "vllm", Points: []EnginePoint{{T: 0, Running: F(1)}, {T: 1, Accepted: F(3), DraftTokens: F(4)}}})
+	f.Add(withEngine)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s, err := DecodeSamples(data)
+		s, e, err := DecodeSidecar(data)
 		if err != nil {
 			return
 		}
-		b, err := EncodeSamples(s)
+		b, err := EncodeSidecar(s, e)
 		if err != nil {
-			t.Fatalf("accepted samples do not re-encode: %v", err)
+			t.Fatalf("an accepted sidecar does not re-encode: %v", err)
 		}
-		if _, err := DecodeSamples(b); err != nil {
+		if _, _, err := DecodeSidecar(b); err != nil {
 			t.Fatal(err)
 		}
 	})

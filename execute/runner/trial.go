@@ -136,7 +136,7 @@ func (r *runner) trial(ctx context.Context, proc engine.Instance, t *plan.Trial,
 	}
 	fmt.Fprintf(r.o.Progress, "trial %s/%s/%s#%d (%s)\n", t.Step, t.Variant, t.Profile, t.Repeat, t.Key[:12])
 	began := time.Now()
-	samples, err := load.RunPrompts(ctx, load.Target{URL: proc.Endpoint(), Model: t.Model, API: sp.Benchmark.API}, l, prompts)
+	res, err := load.Measure(ctx, load.Target{URL: proc.Endpoint(), Model: t.Model, API: sp.Benchmark.API, Metrics: load.MetricsPath(t.Kind)}, l, prompts)
 	r.mu.Lock()
 	r.sum.Bench += time.Since(began)
 	r.mu.Unlock()
@@ -147,19 +147,20 @@ func (r *runner) trial(ctx context.Context, proc engine.Instance, t *plan.Trial,
 		return err
 	}
 	rec := r.record(t, began, time.Now())
-	rec.Metrics = load.Summarize(samples)
+	rec.Metrics = res.Metrics()
 	if estimated {
 		rec.Notes = append(rec.Notes, "prompt and output lengths estimated from characters: the engine has no /tokenize")
 	}
 	if note != "" {
 		rec.Notes = append(rec.Notes, note)
 	}
+	rec.Notes = append(rec.Notes, load.Notes(rec.Metrics)...)
 	if dead, why := proc.Exited(); dead {
 		rec.Status, rec.Reason = "failed", fmt.Sprintf("engine died mid-benchmark (%v); log tail:\n%s", why, proc.Tail(12))
 	} else if rec.Metrics.Completed == 0 {
 		rec.Status, rec.Reason = "failed", "no request completed: "+strings.Join(rec.Metrics.FailReasons, "; ")
 	}
-	_, _, err = r.st.PutWithSamples(rec, samples)
+	_, _, err = r.st.PutWithSidecar(rec, res.Samples, res.Engine)
 	if err != nil {
 		return fmt.Errorf("trial %s: storing its record: %w (nothing was written)", t.Key[:12], err)
 	}
@@ -182,7 +183,8 @@ func (r *runner) prompts(t *plan.Trial, url string) (load.Prompts, bool, error) 
 	n := t.Spec.Profile.Requests + t.Spec.Benchmark.Warmup
 	seed, _ := t.Spec.Seeds()
 	if ds.Name == "random" {
-		return dataset.RandomSource(ds.InputLen, ds.OutputLen, ds.RangeRatio, ds.PrefixLen, n, seed), false, nil
+		prompts, err := dataset.RandomFor(t.Spec.Benchmark.API, url, t.Model, ds.InputLen, ds.OutputLen, ds.RangeRatio, ds.PrefixLen, n, seed)
+		return prompts, false, err
 	}
 	path := ds.Path
 	if !filepath.IsAbs(path) {

@@ -52,7 +52,13 @@ func RunName(data []byte) string {
 // PutWithSamples stores samples as r's sidecar, named by the hash of its
 // bytes and recorded in r.Samples, then stores r as Put does.
 func (s *Store) PutWithSamples(r *record.Record, samples []record.Sample) (string, bool, error) {
-	data, err := record.EncodeSamples(samples)
+	return s.PutWithSidecar(r, samples, nil)
+}
+
+// PutWithSidecar is PutWithSamples with the engine's metric series in
+// the sidecar too (none when engine is nil).
+func (s *Store) PutWithSidecar(r *record.Record, samples []record.Sample, engine *record.EngineSeries) (string, bool, error) {
+	data, err := record.EncodeSidecar(samples, engine)
 	if err != nil {
 		return "", false, err
 	}

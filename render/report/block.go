@@ -61,6 +61,7 @@ func Block(spec plan.Spec, m record.Metrics, flagged map[string]bool) string {
 	section(&b, line, "Time to First Token", "TTFT (ms)", m.TTFT, 1, 2)
 	section(&b, line, "Time per Output Token (excl. 1st token)", "TPOT (ms)", m.TPOT, 1, 2)
 	section(&b, line, "Inter-token Latency", "ITL (ms)", m.ITL, 1, 2)
+	engineSection(&b, line, m.Engine)
 	b.WriteString(strings.Repeat("=", 50) + "\n")
 	return b.String()
 }
@@ -83,6 +84,41 @@ func section(b *strings.Builder, line func(string, string), title, unit string, 
 	for _, s := range []struct{ name, stat string }{{"Mean", "mean"}, {"Median", "median"}, {"P90", "p90"}, {"P95", "p95"}, {"P99", "p99"}} {
 		if v, ok := dist.Stat(s.stat); ok {
 			line(s.name+" "+unit, fmt.Sprintf("%.*f", digits, v/div))
+		}
+	}
+}
+
+// engineSection prints what the engine's metrics endpoint said: the
+// speculative decoding lines as `vllm bench serve` prints them, then the
+// prefix cache's hit rate and the KV cache and queue peaks.
+func engineSection(b *strings.Builder, line func(string, string), e *record.EngineMetrics) {
+	if e == nil {
+		return
+	}
+	pct := func(p *float64) string { return fmt.Sprintf("%.2f", *p*100) }
+	if e.AcceptanceRate != nil || e.AcceptanceLength != nil {
+		b.WriteString(center("Speculative Decoding", '-') + "\n")
+		if e.AcceptanceRate != nil {
+			line("Acceptance rate (%)", pct(e.AcceptanceRate))
+		}
+		if e.AcceptanceLength != nil {
+			line("Acceptance length", fmt.Sprintf("%.2f", *e.AcceptanceLength))
+		}
+	}
+	b.WriteString(center("Engine Metrics ("+e.Source+")", '-') + "\n")
+	for _, x := range []struct {
+		label string
+		p     *float64
+		val   func(*float64) string
+	}{
+		{"Prefix cache hit rate (%)", e.PrefixHitRate, pct},
+		{"Mean KV-cache usage (%)", e.MeanKVCache, pct},
+		{"Peak KV-cache usage (%)", e.MaxKVCache, pct},
+		{"Peak running requests", e.MaxRunning, func(p *float64) string { return fmt.Sprintf("%.0f", *p) }},
+		{"Peak waiting requests", e.MaxWaiting, func(p *float64) string { return fmt.Sprintf("%.0f", *p) }},
+	} {
+		if x.p != nil {
+			line(x.label, x.val(x.p))
 		}
 	}
 }

@@ -1,0 +1,138 @@
+package dataset
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"servelab.dev/execute/load"
+)
+
+var simBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "servelab-sim-")
+	if err != nil {
+		panic(err)
+	}
+	simBin = filepath.Join(dir, "servelab-sim")
+	if out, err := exec.Command("go", "build", "-o", simBin, "servelab.dev/cmd/servelab-sim").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building servelab-sim: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func startSim(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	cmd := exec.Command(simBin, "vllm", "serve", "m/m", "--port", fmt.Sprint(port))
+	cmd.Env = append(os.Environ(), "SERVELAB_SIM_TIMING=step=1ms,per-seq=0s,prefill=0s")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	url := fmt.Sprintf("http://127.0.0.1:%d", port)
+	for i := 0; i < 200; i++ {
+		if r, err := http.Get(url + "/health"); err == nil {
+			r.Body.Close()
+			if r.StatusCode == 200 {
+				return url
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("servelab-sim never became healthy")
+	return ""
+}
+
+// `--random 256,32` with the chat API: every request reaches the
+// simulator with a non-empty message that its tokenizer counts as 256
+// tokens ± 2 %, and the server's usage agrees with what the client
+// claimed.
+func TestRandomChatPromptsReachSim(t *testing.T) {
+	url := startSim(t)
+	prompts, err := RandomFor("chat", url, "m/m", 256, 32, 0, 0, 20, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := load.RunPrompts(context.Background(), load.Target{URL: url, Model: "m/m", API: "chat"},
+		load.Load{Kind: "concurrency", Concurrency: 4, Requests: 20, IgnoreEOS: true}, prompts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, x := range s {
+		if x.Error != "" {
+			t.Fatalf("request %d: %s", i, x.Error)
+		}
+		// The sim's usage is its own tokenizer's count of the message it got.
+		if math.Abs(float64(x.InputTokens-256)) > 0.02*256 || x.OutputTokens != 32 {
+			t.Errorf("request %d: the sim counted %d input tokens (want 256 ± 2 %%), %d output", i, x.InputTokens, x.OutputTokens)
+		}
+		if x.Claimed != x.InputTokens {
+			t.Errorf("request %d: claimed %d, the sim counted %d", i, x.Claimed, x.InputTokens)
+		}
+	}
+	if m := load.Summarize(s); m.InputMismatch != 0 {
+		t.Errorf("%d mismatches", m.InputMismatch)
+	}
+}
+
+// Without a tokenizer endpoint the chat combination is refused with the
+// way out; the completions API still gets token ids.
+func TestRandomChatRefusedWithoutTokenizer(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	defer srv.Close()
+	_, err := RandomFor("chat", srv.URL, "m", 256, 32, 0, 0, 4, 1)
+	if err == nil || !strings.Contains(err.Error(), "use the completions API") {
+		t.Errorf("error %v", err)
+	}
+	ids, err := RandomFor("completions", srv.URL, "m", 256, 32, 0, 0, 4, 1)
+	if err != nil || ids.Len() != 4 || len(ids.At(0).TokenIDs) != 256 {
+		t.Errorf("completions: %v, %+v", err, ids)
+	}
+}
+
+// Text prompts follow vLLM's random lengths, share their prefix, fit
+// the tokenizer's count, and repeat exactly with the seed.
+func TestRandomTextLengths(t *testing.T) {
+	calls := 0
+	tok := func(s string) (int, error) { calls++; return len(strings.Fields(s)), nil }
+	a, err := RandomText(100, 20, 0.5, 16, 50, 3, tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := RandomText(100, 20, 0.5, 16, 50, 3, tok)
+	if !reflect.DeepEqual(a, b) {
+		t.Error("same seed, different prompts")
+	}
+	prefix := strings.Join(strings.Fields(a.Prompts[0].Text)[:16], " ")
+	for i, p := range a.Prompts {
+		n, _ := tok(p.Text)
+		if n != p.InputTokens || n < 16+50 || n > 16+150 || p.MaxTokens < 10 || p.MaxTokens > 30 {
+			t.Errorf("prompt %d: %d tokens (claims %d), budget %d", i, n, p.InputTokens, p.MaxTokens)
+		}
+		if !strings.HasPrefix(p.Text, prefix+" ") {
+			t.Errorf("prompt %d does not start with the shared prefix", i)
+		}
+	}
+	if calls > 2*(1+1+50*3) {
+		t.Errorf("%d tokenizer calls for two sets of 50 prompts", calls)
+	}
+}

@@ -1,0 +1,100 @@
+package load
+
+import (
+	"context"
+	"runtime"
+	"time"
+)
+
+// pacer waits for each request's send time without burning the core
+// the readers share: it sleeps until just before the time and spins only
+// the last stretch. The stretch tracks the median of how late the sleeps
+// have been waking (a frugal streaming estimate: a microsecond up when a
+// wake-up is later than it, one down otherwise) and is bounded by
+// maxSpin: on a quiet host a timerfd wakes some tens of microseconds
+// late, and the spin takes that out of the schedule lag; a wake-up
+// delayed by preemption (milliseconds, now and then) cannot be spun
+// away, so it must not widen the spin of every send.
+type pacer struct {
+	s       sleeper
+	late    time.Duration // estimate of a sleep's overshoot (median)
+	maxSpin time.Duration
+}
+
+// waiter waits for send times.
+type waiter interface {
+	wait(ctx context.Context, t time.Time) bool
+	close()
+}
+
+// sleeper blocks the calling goroutine (not its thread) for about d.
+type sleeper interface {
+	sleep(ctx context.Context, d time.Duration) bool
+	close()
+}
+
+func newPacer() *pacer {
+	if s, err := newTimerfd(); err == nil {
+		return &pacer{s: s, late: 20 * time.Microsecond, maxSpin: 60 * time.Microsecond}
+	}
+	// The Go timer wakes up to a millisecond late (the netpoller waits in
+	// whole milliseconds), so its spin must cover that.
+	return &pacer{s: goSleeper{}, late: time.Millisecond, maxSpin: 1200 * time.Microsecond}
+}
+
+func (p *pacer) close() { p.s.close() }
+
+// wait returns at t, or false when ctx ends first.
+func (p *pacer) wait(ctx context.Context, t time.Time) bool {
+	spin := min(p.late+5*time.Microsecond, p.maxSpin)
+	wake := t.Add(-spin)
+	if d := time.Until(wake); d > 0 {
+		if !p.s.sleep(ctx, d) {
+			return false
+		}
+		if time.Since(wake) > p.late {
+			p.late = min(p.late+time.Microsecond, p.maxSpin)
+		} else {
+			p.late = max(p.late-time.Microsecond, 0)
+		}
+	}
+	for time.Now().Before(t) {
+		runtime.Gosched()
+	}
+	return ctx.Err() == nil
+}
+
+type goSleeper struct{}
+
+func (goSleeper) sleep(ctx context.Context, d time.Duration) bool {
+	tm := time.NewTimer(d)
+	defer tm.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-tm.C:
+		return true
+	}
+}
+
+func (goSleeper) close() {}
+
+// spinPacer is the client's pacer before the sleeping one: a Go timer to
+// 500 µs before the time, then runtime.Gosched in a loop. It is kept
+// only so that `make bench` can measure the old and the new client in
+// one run.
+type spinPacer struct{}
+
+func (spinPacer) wait(ctx context.Context, t time.Time) bool {
+	if d := time.Until(t) - 500*time.Microsecond; d > 0 {
+		if !(goSleeper{}).sleep(ctx, d) {
+			return false
+		}
+	}
+	for time.Now().Before(t) {
+		runtime.Gosched()
+	}
+	return ctx.Err() == nil
+}
+
+func (spinPacer) close() {}
