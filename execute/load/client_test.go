@@ -38,11 +38,13 @@ func TestPacerWaits(t *testing.T) {
 }
 
 // After the warm-up, requests reuse its connections: none opens one,
-// so no schedule lag includes a connection's set-up.
+// so no schedule lag includes a connection's set-up. (Two slots, so that
+// a loaded machine cannot make more requests overlap than the warm-up
+// opened connections for.)
 func TestWarmupFillsKeepAlivePool(t *testing.T) {
 	url := startSim(t, []string{"SERVELAB_SIM_TIMING=step=1ms,per-seq=0s,prefill=0s"}, "vllm", "serve", "m/m")
 	s, err := Run(context.Background(), Target{URL: url, Model: "m/m", API: "chat"},
-		Load{Kind: "constant", Rate: 50, Requests: 20, Warmup: 4}, prompts(2, 4, 4))
+		Load{Kind: "concurrency", Concurrency: 2, Requests: 20, Warmup: 4}, prompts(2, 4, 4))
 	if err != nil {
 		t.Fatal(err)
 	}
