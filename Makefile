@@ -4,22 +4,27 @@ BIN     ?= bin
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo devel)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: all build test vet bench bench-slurm fuzz clean import-seeds site serve site-deps chromium slurm-deps
+.PHONY: all build test vet bench bench-slurm fuzz clean import-seeds site serve site-deps chromium slurm-deps \
+	llamacpp-deps llamacpp-src llamacpp-tools llamacpp-cpu llamacpp-cuda llamacpp-pack llamacpp-flags
 
 all: build
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/servelab ./cmd/servelab
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/servelab-sim ./cmd/servelab-sim
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/servelab-gguf ./cmd/servelab-gguf
 
 # The test command the README and .ci/run use. It installs what the site
 # and browser tests need (npm echarts from the lockfile; Debian's
 # chromium when missing and installable) and then requires both, so the
 # site and browser tests fail rather than skip where they can run.
-test: vet site-deps chromium slurm-deps
+test: vet site-deps chromium slurm-deps llamacpp-cpu
 	SERVELAB_REQUIRE_SITE=1 \
 	SERVELAB_REQUIRE_BROWSER=$$(command -v chromium >/dev/null 2>&1 && echo 1) \
 	SERVELAB_REQUIRE_SLURM=$$(command -v slurmctld >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] && echo 1) \
+	SERVELAB_REQUIRE_LLAMACPP=1 \
+	SERVELAB_LLAMA_SERVER=$$(cat $(LLAMACPP_OUT)/cpu-bin)/llama-server \
+	SERVELAB_LLAMACPP_VOCAB=$(CURDIR)/$(LLAMACPP_SRC)/models/ggml-vocab-qwen2.gguf \
 	$(GO) test ./...
 
 # The docs site from the committed studies and results (no GPU needed).
@@ -70,6 +75,51 @@ slurm-deps:
 		echo "Slurm $$(slurmctld -V | cut -d' ' -f2) installed: the Slurm testscripts start a one-node cluster and must pass"; \
 	fi
 
+# llama.cpp, pinned by execute/engine/llamacpp/package-lock.json: npm's
+# node-llama-cpp ships the source as a git bundle (only the bundle is
+# used: --ignore-scripts, no optional prebuilt binaries). The source is
+# extracted into the ignored .llamacpp/; builds go to a cache outside the
+# clone keyed by commit and backend (build.sh says when one was cold).
+LLAMACPP_DIR    := execute/engine/llamacpp
+LLAMACPP_OUT    ?= .llamacpp
+LLAMACPP_SRC    ?= $(LLAMACPP_OUT)/src
+LLAMACPP_BUNDLE := $(LLAMACPP_DIR)/node_modules/node-llama-cpp/llama/gitRelease.bundle
+
+llamacpp-deps: $(LLAMACPP_DIR)/node_modules/.package-lock.json
+
+$(LLAMACPP_DIR)/node_modules/.package-lock.json: $(LLAMACPP_DIR)/package.json $(LLAMACPP_DIR)/package-lock.json
+	cd $(LLAMACPP_DIR) && npm ci --ignore-scripts --omit=optional --no-audit --no-fund
+
+llamacpp-src: llamacpp-deps
+	$(LLAMACPP_DIR)/extract.sh $(LLAMACPP_BUNDLE) $(LLAMACPP_SRC)
+
+# cmake and ninja from Debian when missing (root and apt-get needed).
+llamacpp-tools:
+	@if ! command -v cmake >/dev/null 2>&1 || ! command -v ninja >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "installing cmake and ninja-build (Debian) to build llama.cpp"; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends cmake ninja-build g++ >/dev/null; \
+		else \
+			echo "cmake or ninja is missing and cannot be installed here (needs root and apt-get)"; exit 1; \
+		fi; \
+	fi
+
+# The CPU llama-server the end-to-end test runs (a cold build takes minutes).
+llamacpp-cpu: llamacpp-src llamacpp-tools
+	$(LLAMACPP_DIR)/build.sh $(LLAMACPP_SRC) cpu > $(LLAMACPP_OUT)/cpu-bin.tmp && mv $(LLAMACPP_OUT)/cpu-bin.tmp $(LLAMACPP_OUT)/cpu-bin
+
+# On a GPU host with the CUDA toolkit.
+llamacpp-cuda: llamacpp-src llamacpp-tools
+	$(LLAMACPP_DIR)/build.sh $(LLAMACPP_SRC) cuda > $(LLAMACPP_OUT)/cuda-bin.tmp && mv $(LLAMACPP_OUT)/cuda-bin.tmp $(LLAMACPP_OUT)/cuda-bin
+
+# The source as a small tarball, for hosts without internet.
+llamacpp-pack: llamacpp-src
+	$(LLAMACPP_DIR)/pack.sh $(LLAMACPP_SRC) $(LLAMACPP_OUT)/llama.cpp-src.tar.xz
+
+# schema/flags/llamacpp.json from the pinned source's common/arg.cpp.
+llamacpp-flags: llamacpp-src
+	$(GO) run ./$(LLAMACPP_DIR)/gen $(LLAMACPP_SRC) schema/flags/llamacpp.json
+
 vet:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
@@ -112,4 +162,4 @@ import-seeds: build
 	SERVELAB=$(BIN)/servelab results/imports/import-all.sh
 
 clean:
-	rm -rf $(BIN) public site/node_modules
+	rm -rf $(BIN) public site/node_modules $(LLAMACPP_DIR)/node_modules

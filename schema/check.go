@@ -9,7 +9,7 @@ import (
 )
 
 // builtinKinds are the kinds an engine's name implies.
-var builtinKinds = []string{"vllm", "sglang", "trtllm"}
+var builtinKinds = []string{"vllm", "sglang", "trtllm", "llamacpp"}
 
 // engines resolves each engine's kind and definition, then checks its
 // base settings against it.
@@ -36,7 +36,7 @@ func (c *checker) resolveEngine(name string) bool {
 	kind := e.Kind
 	if kind == "" {
 		if !contains(builtinKinds, name) {
-			c.errorf(parts, "engine %q needs a kind (vllm, sglang, trtllm or custom)", name)
+			c.errorf(parts, "engine %q needs a kind (vllm, sglang, trtllm, llamacpp or custom)", name)
 			return false
 		}
 		kind = name

@@ -7,6 +7,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,6 +21,8 @@ type GPU struct {
 	Name      string
 	Driver    string
 	MemoryMiB int
+	// CUDA is the CUDA version the driver supports.
+	CUDA string
 }
 
 // Name is the host name ("" when unknown).
@@ -47,7 +50,7 @@ func Provenance(kind string, began, ended time.Time, version string) record.Prov
 	p := record.Provenance{Kind: kind, Host: Name(), Start: began.UTC().Format(time.RFC3339),
 		End: ended.UTC().Format(time.RFC3339), Servelab: version}
 	if g := GPUs(); len(g) > 0 {
-		p.GPU, p.Driver, p.GPUMemoryMiB = g[0].Name, g[0].Driver, g[0].MemoryMiB
+		p.GPU, p.Driver, p.GPUMemoryMiB, p.CUDA = g[0].Name, g[0].Driver, g[0].MemoryMiB, g[0].CUDA
 	}
 	return p
 }
@@ -59,6 +62,7 @@ func queryGPUs() []GPU {
 	if err != nil {
 		return nil
 	}
+	cuda := cudaVersion(ctx)
 	var gpus []GPU
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		f := strings.Split(line, ",")
@@ -66,7 +70,22 @@ func queryGPUs() []GPU {
 			continue
 		}
 		mem, _ := strconv.Atoi(strings.TrimSpace(f[2]))
-		gpus = append(gpus, GPU{Name: strings.TrimSpace(f[0]), Driver: strings.TrimSpace(f[1]), MemoryMiB: mem})
+		gpus = append(gpus, GPU{Name: strings.TrimSpace(f[0]), Driver: strings.TrimSpace(f[1]), MemoryMiB: mem, CUDA: cuda})
 	}
 	return gpus
+}
+
+var cudaRe = regexp.MustCompile(`CUDA Version:\s*([0-9.]+)`)
+
+// cudaVersion reads the CUDA version from nvidia-smi's header: no
+// --query-gpu field holds it.
+func cudaVersion(ctx context.Context) string {
+	out, err := exec.CommandContext(ctx, "nvidia-smi").Output()
+	if err != nil {
+		return ""
+	}
+	if m := cudaRe.FindSubmatch(out); m != nil {
+		return string(m[1])
+	}
+	return ""
 }

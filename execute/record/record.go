@@ -92,11 +92,16 @@ type Seeds struct {
 
 // Provenance says where a record's figures come from.
 type Provenance struct {
-	Kind         string  `json:"kind"`
-	Host         string  `json:"host,omitempty"`
-	GPU          string  `json:"gpu,omitempty"`
-	Driver       string  `json:"driver,omitempty"`
-	GPUMemoryMiB int     `json:"gpuMemoryMiB,omitempty"`
+	Kind         string `json:"kind"`
+	Host         string `json:"host,omitempty"`
+	GPU          string `json:"gpu,omitempty"`
+	Driver       string `json:"driver,omitempty"`
+	GPUMemoryMiB int    `json:"gpuMemoryMiB,omitempty"`
+	// CUDA is the CUDA version the driver supports (nvidia-smi's header).
+	CUDA string `json:"cuda,omitempty"`
+	// EngineBuild is what the engine binary says of its own build (for
+	// llama.cpp: `llama-server --version`, which names the commit).
+	EngineBuild  string  `json:"engineBuild,omitempty"`
 	Start        string  `json:"start,omitempty"`
 	End          string  `json:"end,omitempty"`
 	Source       string  `json:"source,omitempty"`

@@ -10,6 +10,7 @@ import (
 
 	"servelab.dev/execute/dataset"
 	"servelab.dev/execute/engine"
+	"servelab.dev/execute/engine/llamacpp"
 	"servelab.dev/execute/host"
 	"servelab.dev/execute/load"
 	"servelab.dev/execute/record"
@@ -200,6 +201,10 @@ func (r *runner) record(t *plan.Trial, began, ended time.Time) *record.Record {
 		kind = record.Simulated
 	}
 	prompts, arrivals := t.Spec.Seeds()
-	return &record.Record{Format: record.Format, Key: t.Key, Trial: *t.Spec, Provenance: host.Provenance(kind, began, ended, r.o.Version),
+	p := host.Provenance(kind, began, ended, r.o.Version)
+	if t.Kind == "llamacpp" && !r.o.Simulate && len(t.Argv) > 0 {
+		p.EngineBuild = llamacpp.BuildInfo(t.Argv[0])
+	}
+	return &record.Record{Format: record.Format, Key: t.Key, Trial: *t.Spec, Provenance: p,
 		Status: "ok", Seeds: &record.Seeds{Prompts: prompts, Arrivals: arrivals}}
 }
