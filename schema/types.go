@@ -211,6 +211,28 @@ type Benchmark struct {
 		MaxTokens int  `json:"maxTokens,omitempty"`
 		IgnoreEOS bool `json:"ignoreEos,omitempty"`
 	} `json:"output"`
+	Quality *QualitySize `json:"quality,omitempty"`
+}
+
+// QualitySize is how many prompts the quality guard decodes, and over
+// how many tokens it compares them.
+type QualitySize struct {
+	Prompts int `json:"prompts"`
+	Tokens  int `json:"tokens"`
+}
+
+// GuardSize is the quality guard's size: the study's, else 16 prompts
+// of 32 tokens; ok is false when no step asks for the guard.
+func (s *Study) GuardSize() (q QualitySize, ok bool) {
+	for _, st := range s.Steps {
+		if st.Quality != nil {
+			ok = true
+		}
+	}
+	if s.Benchmark.Quality != nil {
+		return *s.Benchmark.Quality, ok
+	}
+	return QualitySize{Prompts: 16, Tokens: 32}, ok
 }
 
 // Dataset is the prompt source.
@@ -326,6 +348,14 @@ type Step struct {
 	Repeats  int       `json:"repeats,omitempty"`
 	Select   *Select   `json:"select,omitempty"`
 	Variants []Variant `json:"variants,omitempty"`
+	// Quality marks an output-changing step (see #Step in study.cue).
+	Quality *StepQuality `json:"quality,omitempty"`
+}
+
+// StepQuality is a step's quality guard: Min is the share of identical
+// greedy outputs a variant needs (0 when unset: shown, not enforced).
+type StepQuality struct {
+	Min float64 `json:"min,omitempty"`
 }
 
 // IsSelect reports whether the step always adopts its best candidate.

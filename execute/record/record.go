@@ -75,6 +75,9 @@ type Record struct {
 	// (what was estimated, recomputed or missing), translatable; the
 	// reports show them under the run.
 	ImportNotes []Note `json:"importNotes,omitempty"`
+	// Quality holds the quality guard's greedy outputs of the launch this
+	// run was measured on, when the study asks for the guard.
+	Quality *Quality `json:"quality,omitempty"`
 }
 
 // EarlyStop is why and when a run was stopped early.
@@ -88,6 +91,16 @@ type EarlyStop struct {
 type Seeds struct {
 	Prompts  uint64 `json:"prompts"`
 	Arrivals uint64 `json:"arrivals"`
+}
+
+// Quality is what the engine answered to the quality guard's prompts,
+// decoded greedily: Outputs[i] is the text of the first Tokens tokens of
+// the answer to prompt i (Error says why there are none).
+type Quality struct {
+	Prompts int      `json:"prompts"`
+	Tokens  int      `json:"tokens"`
+	Outputs []string `json:"outputs,omitempty"`
+	Error   string   `json:"error,omitempty"`
 }
 
 // Provenance says where a record's figures come from.

@@ -57,6 +57,7 @@ func (r *runner) group(ctx context.Context, g []*plan.Trial, gpus []string) erro
 	if err != nil {
 		return r.failAll(g, "engine did not start: "+err.Error())
 	}
+	quality := r.guard(ctx, proc, t0)
 	var ran []string
 	defer func() {
 		proc.Stop()
@@ -77,7 +78,7 @@ func (r *runner) group(ctx context.Context, g []*plan.Trial, gpus []string) erro
 				note = resetCache(ctx, proc.Endpoint(), e.Def.CacheReset)
 			}
 			ran = append(ran, t.Key)
-			if err := r.trial(ctx, proc, t, note); err != nil {
+			if err := r.trial(ctx, proc, t, note, quality); err != nil {
 				return err
 			}
 		}
@@ -122,7 +123,7 @@ func (r *runner) failAll(g []*plan.Trial, why string) error {
 func firstLine(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
 
 // trial drives one profile against the running engine and stores the run.
-func (r *runner) trial(ctx context.Context, proc engine.Instance, t *plan.Trial, note string) error {
+func (r *runner) trial(ctx context.Context, proc engine.Instance, t *plan.Trial, note string, quality *record.Quality) error {
 	prompts, estimated, err := r.prompts(t, proc.Endpoint())
 	if err != nil {
 		return r.failAll([]*plan.Trial{t}, err.Error())
@@ -149,6 +150,7 @@ func (r *runner) trial(ctx context.Context, proc engine.Instance, t *plan.Trial,
 	}
 	rec := r.record(t, began, time.Now())
 	rec.Metrics = res.Metrics()
+	rec.Quality = quality
 	if estimated {
 		rec.Notes = append(rec.Notes, "prompt and output lengths estimated from characters: the engine has no /tokenize")
 	}
@@ -178,11 +180,42 @@ func (r *runner) trial(ctx context.Context, proc engine.Instance, t *plan.Trial,
 	return nil
 }
 
+// guard decodes the quality guard's prompts greedily on a fresh launch,
+// before any load, when a step of the study asks for the guard. A
+// failure is recorded, not fatal: the speed figures stand on their own.
+func (r *runner) guard(ctx context.Context, proc engine.Instance, t *plan.Trial) *record.Quality {
+	size, ok := r.s.GuardSize()
+	if !ok {
+		return nil
+	}
+	q := &record.Quality{Prompts: size.Prompts, Tokens: size.Tokens}
+	seed, _ := t.Spec.Seeds()
+	prompts, _, err := r.promptSet(t, proc.Endpoint(), size.Prompts, seed^0x9a4d)
+	if err == nil {
+		q.Outputs, err = load.Greedy(ctx, load.Target{URL: proc.Endpoint(), Model: t.Model, API: t.Spec.Benchmark.API}, prompts, size.Tokens)
+	}
+	if err != nil {
+		q.Error = err.Error()
+	}
+	fmt.Fprintf(r.o.Progress, "  quality guard: %d greedy outputs of %d tokens%s\n", len(q.Outputs), size.Tokens, errSuffix(q.Error))
+	return q
+}
+
+func errSuffix(e string) string {
+	if e == "" {
+		return ""
+	}
+	return " (" + firstLine(e) + ")"
+}
+
 // prompts are the trial's prompts; random ones are made as they are sent.
 func (r *runner) prompts(t *plan.Trial, url string) (load.Prompts, bool, error) {
-	ds := r.s.Benchmark.Dataset
-	n := t.Spec.Profile.Requests + t.Spec.Benchmark.Warmup
 	seed, _ := t.Spec.Seeds()
+	return r.promptSet(t, url, t.Spec.Profile.Requests+t.Spec.Benchmark.Warmup, seed)
+}
+
+func (r *runner) promptSet(t *plan.Trial, url string, n int, seed uint64) (load.Prompts, bool, error) {
+	ds := r.s.Benchmark.Dataset
 	if ds.Name == "random" {
 		prompts, err := dataset.RandomFor(t.Spec.Benchmark.API, url, t.Model, ds.InputLen, ds.OutputLen, ds.RangeRatio, ds.PrefixLen, n, seed)
 		return prompts, false, err

@@ -40,6 +40,15 @@ for t in cmake ninja; do
 	command -v $t >/dev/null || { echo "build.sh: $t is missing (Debian: apt-get install cmake ninja-build)" >&2; exit 1; }
 done
 mkdir -p "$dir"
+# The build keeps its own copy of the source: CMake ties a build folder
+# to one source path, and clones at other paths share this cache.
+if [[ ! -e $dir/src ]]; then
+	cp -a "$src" "$dir/src.tmp" && mv "$dir/src.tmp" "$dir/src"
+elif [[ $(cat "$dir/src/.servelab-commit" 2>/dev/null || git -C "$dir/src" rev-parse HEAD) != "$commit" ]]; then
+	echo "build.sh: $dir/src is not llama.cpp $commit; move $dir away" >&2
+	exit 1
+fi
+src=$dir/src
 if [[ -f $dir/done ]]; then
 	echo "llama.cpp ${commit:0:12} ($backend): configuration changed, rebuilding $dir incrementally" >&2
 else

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Device call 2 of 2: runs the study with servelab on the llama-server
+# and models call 1 left in $W, decides it, then checks that the final
+# serve command servelab prints starts the same server: it launches that
+# command as printed (through bash) and compares what llama.cpp itself
+# logs of its effective settings with the log of the run's launch of the
+# final configuration. Records and logs come back in $OUT/records.tar.gz.
+set -uo pipefail
+G=$(cd "$(dirname "$0")" && pwd)
+W=${W:-/root/servelab-work}
+OUT=${OUT:-$W/out}
+S=qwen3-8b-h200-llamacpp
+mkdir -p "$OUT"
+exec > >(tee -a "$OUT/study.log") 2>&1
+t0=$(date +%s)
+stamp() { echo "== $(date -u +%H:%M:%S) (+$(($(date +%s) - t0)) s) $*"; }
+pack() { tar -C "$W/study" -czf "$OUT/records.tar.gz" results analyze.txt plan.txt final-server.log final-check.txt 2>/dev/null; }
+trap pack EXIT
+cd "$W/study" || exit 1
+export PATH=$(cat "$W/bin-path"):$PATH
+cp "$G/$S.cue" .
+stamp "study run starts ($(command -v llama-server))"
+timeout "${RUN_LIMIT:-470}" "$G/servelab" run "$S.cue" --results results
+stamp "study run ended (rc $?)"
+"$G/servelab" analyze "$S.cue" --results results >analyze.txt 2>&1
+cat analyze.txt
+"$G/servelab" plan "$S.cue" --results results >plan.txt 2>&1
+cmd=$(awk '/^final \(/{getline; sub(/^ +/, ""); print; exit}' analyze.txt)
+key=$(grep -E '^validate +final ' plan.txt | grep -oE '\b[0-9a-f]{12}\b' | head -1)
+{
+	echo "printed final command: $cmd"
+	echo "run's launch of it: results/$key*/engine.log"
+} | tee final-check.txt
+[[ -n $cmd && -n $key ]] || { stamp "no final command or key"; exit 1; }
+bash -c "exec $cmd --host 127.0.0.1 --port 18123" >final-server.log 2>&1 &
+pid=$!
+for i in $(seq 1 180); do
+	curl -sf http://127.0.0.1:18123/health >/dev/null && break
+	sleep 1
+done
+curl -s http://127.0.0.1:18123/health | tee -a final-check.txt; echo | tee -a final-check.txt
+curl -s http://127.0.0.1:18123/props | head -c 600 | tee -a final-check.txt; echo | tee -a final-check.txt
+kill "$pid"; wait "$pid"
+settings() { grep -E 'llama_context: +(n_seq_max|n_ctx|n_ctx_seq|n_batch|n_ubatch|causal_attn|flash_attn|kv_unified|freq_base)|llama_kv_cache: .*(K \(|V \()|print_info: file type|load_tensors: offloaded|srv +load_model: .*slots|n_slots' "$1" | sed -E 's/^[^a-z_]*//; s/ +[0-9.]+ ms$//'; }
+run_log=$(ls results/$key*/engine.log | head -1)
+settings "$run_log" >settings-run.txt
+settings final-server.log >settings-final.txt
+cat settings-final.txt | tee -a final-check.txt
+if [[ -s settings-final.txt ]] && diff settings-run.txt settings-final.txt >>final-check.txt; then
+	echo "SAME SERVER: the printed command starts llama-server with the settings of the run's final configuration" | tee -a final-check.txt
+else
+	echo "DIFFERENT: the printed command's server differs from the run's (diff above)" | tee -a final-check.txt
+fi
+stamp "call 2 done"
