@@ -20,7 +20,7 @@ cd "$W/study" || exit 1
 export PATH=$(cat "$W/bin-path"):$PATH
 cp "$G/$S.cue" .
 stamp "study run starts ($(command -v llama-server))"
-timeout "${RUN_LIMIT:-470}" "$G/servelab" run "$S.cue" --results results
+timeout "${RUN_LIMIT:-500}" "$G/servelab" run "$S.cue" --results results
 stamp "study run ended (rc $?)"
 "$G/servelab" analyze "$S.cue" --results results >analyze.txt 2>&1
 cat analyze.txt
