@@ -64,7 +64,10 @@ func TestLlamaCppEndToEnd(t *testing.T) {
 		t.Errorf("final command %q: want the adopted --parallel 2", m[1])
 	}
 	plan := servelab(t, "plan", study, "--results", results)
-	key := regexp.MustCompile(`(?m)^validate +final .*?\b([0-9a-f]{12})\b`).FindStringSubmatch(plan)
+	key := regexp.MustCompile(`(?m)^(?:validate +final .*?|.*?)\b([0-9a-f]{12})\b.*validate/final|^validate +final .*?\b([0-9a-f]{12})\b`).FindStringSubmatch(plan)
+	if key != nil && key[1] == "" {
+		key[1] = key[2]
+	}
 	if key == nil {
 		t.Fatalf("plan shows no cached final validation run:\n%s", plan)
 	}
@@ -129,7 +132,7 @@ func servelab(t *testing.T, args ...string) string {
 // llama.cpp build, and holds the quality guard's greedy outputs.
 func checkLlamaRecords(t *testing.T, results string) {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(results, "*", "record.json"))
+	files, _ := filepath.Glob(filepath.Join(results, "*", "*.json"))
 	if len(files) == 0 {
 		t.Fatal("no records")
 	}
@@ -203,10 +206,12 @@ func startPrinted(t *testing.T, command, dir string) string {
 	return llamaSettings(t, logPath)
 }
 
-var settingsRe = regexp.MustCompile(`(?m)^.*?(llama_context: +(n_seq_max|n_ctx|n_ctx_seq|n_batch|n_ubatch|causal_attn|flash_attn|kv_unified|freq_base) .*|llama_kv_cache: .*[KV] \(.*|print_info: file type .*)$`)
+// settingsRe picks what llama-server logs at its default verbosity of
+// the server it made: model file, KV pool sizing, per-slot context cap,
+// slots, context per slot, unified KV, threads.
+var settingsRe = regexp.MustCompile(`(?m)^\S+ I (srv +llama_server: --kv-unified.*|srv +load_model: (loading model|capping|initializing).*|cmn +init: llama threadpool.*)$`)
 
-// llamaSettings is what llama.cpp logged of the context it made: slots,
-// context sizes, batch sizes, attention and KV-cache types.
+// llamaSettings is what llama-server logged of the server it made.
 func llamaSettings(t *testing.T, path string) string {
 	t.Helper()
 	b, err := os.ReadFile(path)
@@ -217,7 +222,7 @@ func llamaSettings(t *testing.T, path string) string {
 	for _, m := range settingsRe.FindAllStringSubmatch(string(b), -1) {
 		lines = append(lines, strings.TrimSpace(m[1]))
 	}
-	if len(lines) < 5 {
+	if len(lines) < 3 {
 		t.Fatalf("%s logs too few settings (%d):\n%s", path, len(lines), engine.Tail(path, 30))
 	}
 	return strings.Join(lines, "\n")

@@ -26,7 +26,7 @@ stamp "study run ended (rc $?)"
 cat analyze.txt
 "$G/servelab" plan "$S.cue" --results results >plan.txt 2>&1
 cmd=$(awk '/^final \(/{getline; sub(/^ +/, ""); print; exit}' analyze.txt)
-key=$(grep -E '^validate +final ' plan.txt | grep -oE '\b[0-9a-f]{12}\b' | head -1)
+key=$(grep -E '^validate +final |validate/final' plan.txt | grep -oE '\b[0-9a-f]{12}\b' | head -1)
 {
 	echo "printed final command: $cmd"
 	echo "run's launch of it: results/$key*/engine.log"
@@ -41,7 +41,7 @@ done
 curl -s http://127.0.0.1:18123/health | tee -a final-check.txt; echo | tee -a final-check.txt
 curl -s http://127.0.0.1:18123/props | head -c 600 | tee -a final-check.txt; echo | tee -a final-check.txt
 kill "$pid"; wait "$pid"
-settings() { grep -E 'llama_context: +(n_seq_max|n_ctx|n_ctx_seq|n_batch|n_ubatch|causal_attn|flash_attn|kv_unified|freq_base)|llama_kv_cache: .*(K \(|V \()|print_info: file type|load_tensors: offloaded|srv +load_model: .*slots|n_slots' "$1" | sed -E 's/^[^a-z_]*//; s/ +[0-9.]+ ms$//'; }
+settings() { grep -E ' I (srv +llama_server: --kv-unified|srv +load_model: (loading model|capping|initializing)|cmn +init: llama threadpool)' "$1" | sed -E 's/^\S+ //'; }
 run_log=$(ls results/$key*/engine.log | head -1)
 settings "$run_log" >settings-run.txt
 settings final-server.log >settings-final.txt
