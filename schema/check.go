@@ -43,7 +43,7 @@ func (c *checker) resolveEngine(name string) bool {
 	}
 	def, known := c.l.kinds[kind]
 	if !known {
-		c.errorf(at(parts, "kind"), "unknown engine kind %q (want vllm, sglang, trtllm or custom)", kind)
+		c.errorf(at(parts, "kind"), "unknown engine kind %q (want vllm, sglang, trtllm, llamacpp or custom)", kind)
 		return false
 	}
 	switch {
