@@ -60,6 +60,9 @@ func TestLlamaCppEndToEnd(t *testing.T) {
 	if m == nil {
 		t.Fatalf("analyze printed no final command:\n%s", an)
 	}
+	if !regexp.MustCompile(`(?m)^quality guard, step kv-cache .*\n  k-q8_0: \d+ % of 3 prompts over 8 tokens$`).MatchString(an) {
+		t.Errorf("analyze shows no quality guard for the KV-cache step:\n%s", an)
+	}
 	if !strings.Contains(m[1], "--parallel 2") {
 		t.Errorf("final command %q: want the adopted --parallel 2", m[1])
 	}
