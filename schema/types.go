@@ -353,7 +353,7 @@ type Step struct {
 }
 
 // StepQuality is a step's quality guard: Min is the share of identical
-// greedy outputs a variant needs (0 when unset: shown, not enforced).
+// greedy outputs below which analyze flags a variant (0 when unset).
 type StepQuality struct {
 	Min float64 `json:"min,omitempty"`
 }
