@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"servelab.dev/schema"
 )
 
 // An excerpt in arg.cpp's style: every kind of option the parser meets.
@@ -107,11 +109,26 @@ func TestServerOptions(t *testing.T) {
 	if o := got["ctx-size"]; o.Env != "LLAMA_ARG_CTX_SIZE" {
 		t.Errorf("ctx-size env %q", o.Env)
 	}
-	table := string(Table(opts, "c0ffee", "0.0.1"))
-	for _, line := range []string{`"ctx-size": int`, `"flash-attn": "on" | "off" | "auto"`, `"no-kv-unified": bool`, `"n-gpu-layers": int | string`, `"temp": number`} {
-		if !strings.Contains(table, line) {
-			t.Errorf("table lacks %s", line)
+	b, err := Table(opts, "c0ffee", "0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	table, err := schema.ParseFlagTable(b)
+	if err != nil {
+		t.Fatalf("the table does not parse as a schema flag table: %v", err)
+	}
+	types := map[string]string{}
+	for _, f := range table.Flags {
+		types[f.Name] = f.Type + strings.Join(f.Choices, "|") + "/" + f.Negation + "/" + strings.Join(f.Aliases, ",")
+	}
+	for name, want := range map[string]string{"ctx-size": "int//", "flash-attn": "stringon|off|auto//", "kv-unified": "bool/no-kv-unified/",
+		"gpu-layers": "string//n-gpu-layers", "temp": "float//"} {
+		if types[name] != want {
+			t.Errorf("table entry %s = %q, want %q", name, types[name], want)
 		}
+	}
+	if !table.Complete {
+		t.Error("the table is not marked complete")
 	}
 }
 
@@ -134,17 +151,17 @@ func TestCommittedTableIsCurrent(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(src, "common", "arg.cpp")); err != nil {
 		t.Skipf("no extracted llama.cpp source (make llamacpp-src): %v", err)
 	}
-	out := filepath.Join(t.TempDir(), "flags.cue")
+	out := filepath.Join(t.TempDir(), "flags.json")
 	cmd := exec.Command("go", "run", "./gen", src, out)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("gen: %v\n%s", err, b)
 	}
 	got, _ := os.ReadFile(out)
-	want, err := os.ReadFile("../../../schema/llamacpp_flags.cue")
+	want, err := os.ReadFile("../../../schema/flags/llamacpp.json")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Fatal("schema/llamacpp_flags.cue is not what the pinned source gives: run make llamacpp-flags")
+		t.Fatal("schema/flags/llamacpp.json is not what the pinned source gives: run make llamacpp-flags")
 	}
 }
