@@ -50,6 +50,10 @@ type Load struct {
 	Timeout     time.Duration // per request; 0 means none
 	MaxDuration time.Duration // for the whole run; 0 means none
 	IgnoreEOS   bool
+	// Watch sees each measured request as it completes (from several
+	// goroutines at once); when it returns true the run stops sending,
+	// cancels the requests in flight and marks them stopped.
+	Watch func(record.Sample) bool
 
 	// legacy selects the client as it was before the sleeping pacer and
 	// pooled readers, for the before/after figures of `make bench`.
@@ -134,10 +138,13 @@ func Measure(ctx context.Context, t Target, l Load, prompts Prompts) (Result, er
 		sc.run(ctx, start)
 	}
 	var measured []record.Sample
+	mctx, stop := context.WithCancel(ctx)
+	defer stop()
+	c.stop = stop
 	if l.Kind == "concurrency" {
-		measured = c.closed(ctx, l, rest, start)
+		measured = c.closed(mctx, l, rest, start)
 	} else {
-		measured = c.open(ctx, l, rest, start)
+		measured = c.open(mctx, l, rest, start)
 	}
 	res := Result{Samples: append(warm, measured...)}
 	if sc != nil {
@@ -156,6 +163,30 @@ type client struct {
 	// tokens (a chat template, a BOS token), from the probe.
 	template int
 	ids      atomic.Int64
+	// stop ends the measured requests when l.Watch asks; stopped says
+	// it did, so requests cut by it are marked as stopped, not failed.
+	stop    context.CancelFunc
+	stopped atomic.Bool
+	watchMu sync.Mutex
+}
+
+// seen passes a completed measured request to the load's watcher, and
+// marks a request the watcher's stop cut short.
+func (c *client) seen(s record.Sample) record.Sample {
+	if c.stopped.Load() {
+		s.Error = StoppedEarly
+		return s
+	}
+	if c.l.Watch == nil || s.Error != "" {
+		return s
+	}
+	c.watchMu.Lock()
+	defer c.watchMu.Unlock()
+	if !c.stopped.Load() && c.l.Watch(s) {
+		c.stopped.Store(true)
+		c.stop()
+	}
+	return s
 }
 
 func newClient(t Target, l Load) *client {
@@ -211,7 +242,7 @@ func (c *client) open(ctx context.Context, l Load, prompts Prompts, start time.T
 		due := start.Add(off)
 		if !c.pace.wait(ctx, due) {
 			for j := i; j < len(offs); j++ {
-				out[j] = notSent(start, start.Add(offs[j]), "not sent: the run reached its time limit")
+				out[j] = c.seen(notSent(start, start.Add(offs[j]), "not sent: the run reached its time limit"))
 			}
 			break
 		}
@@ -222,7 +253,7 @@ func (c *client) open(ctx context.Context, l Load, prompts Prompts, start time.T
 				slots <- struct{}{}
 				defer func() { <-slots }()
 			}
-			out[i] = c.do(ctx, start, due, prompts.At(i%prompts.Len()))
+			out[i] = c.seen(c.do(ctx, start, due, prompts.At(i%prompts.Len())))
 		}(i, due)
 	}
 	wg.Wait()
@@ -243,16 +274,19 @@ func (c *client) closed(ctx context.Context, l Load, prompts Prompts, start time
 			for i := int(next.Add(1) - 1); i < l.Requests; i = int(next.Add(1) - 1) {
 				now := time.Now()
 				if ctx.Err() != nil {
-					out[i] = notSent(start, now, "not sent: the run reached its time limit")
+					out[i] = c.seen(notSent(start, now, "not sent: the run reached its time limit"))
 					continue
 				}
-				out[i] = c.do(ctx, start, now, prompts.At(i%prompts.Len()))
+				out[i] = c.seen(c.do(ctx, start, now, prompts.At(i%prompts.Len())))
 			}
 		}()
 	}
 	wg.Wait()
 	return out
 }
+
+// StoppedEarly marks the requests an early stop left unsent or cut.
+const StoppedEarly = "stopped early"
 
 func notSent(start, due time.Time, why string) record.Sample {
 	t := due.Sub(start).Seconds()

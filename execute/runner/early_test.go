@@ -130,3 +130,46 @@ func BenchmarkEarlyStopReplay(b *testing.B) {
 		b.ReportMetric(float64(len(r.changed)), "changed-decisions")
 	}
 }
+
+// At run time the rule stops the loser part-way, never the winner: the
+// loser's record says so and holds only the requests the rule saw, and
+// the step still adopts the winner.
+func TestEarlyStopAtRunTime(t *testing.T) {
+	es := earlyStudies[1] // base 2 slots: 4 wins, 1 loses
+	for attempt := range 2 {
+		s := study(t, earlyStudy(es.base, es.variants))
+		dir := t.TempDir()
+		if _, err := Run(context.Background(), s, Options{Results: dir, Simulate: true, SimPath: simBin, HealthTimeout: 10 * time.Second}); err != nil {
+			t.Fatal(err)
+		}
+		runs, samples, err := store.Open(dir).OKWithSamples()
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := decide.Analyze(s, decide.Records{Runs: runs, Samples: samples}, decide.Simulated)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := a.Steps[0]
+		var msgs []string
+		for _, o := range st.Options {
+			r := runs[o.Key][0]
+			switch {
+			case o.Variant == "1" && (r.EarlyStop == nil || r.Metrics.Completed >= 90):
+				msgs = append(msgs, fmt.Sprintf("loser not stopped early (%d requests completed)", r.Metrics.Completed))
+			case o.Variant == "4" && r.EarlyStop != nil:
+				msgs = append(msgs, "winner stopped: "+r.EarlyStop.Reason)
+			}
+		}
+		if st.Adopted == nil || *st.Adopted != es.winner {
+			msgs = append(msgs, fmt.Sprintf("step %s (%s), want %s adopted", st.Outcome, st.Detail, es.winner))
+		}
+		if len(msgs) == 0 {
+			return
+		}
+		if attempt == 1 {
+			t.Fatal(msgs)
+		}
+		t.Logf("attempt missed: %v; trying again", msgs)
+	}
+}

@@ -136,6 +136,8 @@ func (r *runner) trial(ctx context.Context, proc engine.Instance, t *plan.Trial,
 	if l.Timeout == 0 {
 		l.Timeout = 10 * time.Minute
 	}
+	watch, stopped := r.earlyWatch(t)
+	l.Watch = watch
 	fmt.Fprintf(r.o.Progress, "trial %s/%s/%s#%d (%s)\n", t.Step, t.Variant, t.Profile, t.Repeat, t.Key[:12])
 	began := time.Now()
 	res, err := load.Measure(ctx, load.Target{URL: proc.Endpoint(), Model: t.Model, API: sp.Benchmark.API, Metrics: load.MetricsPath(t.Kind)}, l, prompts)
@@ -149,6 +151,12 @@ func (r *runner) trial(ctx context.Context, proc engine.Instance, t *plan.Trial,
 		return err
 	}
 	rec := r.record(t, began, time.Now())
+	if stopped != nil && stopped() != nil {
+		st := stopped()
+		res.Samples = keepSeen(res.Samples)
+		rec.EarlyStop = &record.EarlyStop{After: st.After, Planned: sp.Profile.Requests, Reason: st.Reason}
+		fmt.Fprintf(r.o.Progress, "  stopped early: %s\n", st.Reason)
+	}
 	rec.Metrics = res.Metrics()
 	rec.Quality = quality
 	if estimated {
