@@ -36,22 +36,16 @@ func requestValues(metric string, runs []*record.Record, samples Samples) ([][]f
 		if !ok {
 			return nil, false
 		}
+		if fam != "latency" && fam != "ttft" && fam != "tpot" {
+			return nil, false
+		}
 		var xs []float64
 		for _, s := range ss {
 			if s.Warmup || s.Error != "" {
 				continue
 			}
-			switch fam {
-			case "latency":
-				xs = append(xs, s.Latency)
-			case "ttft":
-				xs = append(xs, s.TTFT)
-			case "tpot":
-				if s.OutputTokens > 1 {
-					xs = append(xs, (s.Latency-s.TTFT)/float64(s.OutputTokens-1))
-				}
-			default:
-				return nil, false
+			if v, ok := RequestValue(fam, s); ok {
+				xs = append(xs, v)
 			}
 		}
 		if len(xs) == 0 {
@@ -64,6 +58,22 @@ func requestValues(metric string, runs []*record.Record, samples Samples) ([][]f
 		return nil, false
 	}
 	return out, true
+}
+
+// RequestValue is one request's value of a latency family: its
+// end-to-end latency, TTFT, or TPOT (none for a single output token).
+func RequestValue(fam string, s record.Sample) (float64, bool) {
+	switch fam {
+	case "latency":
+		return s.Latency, true
+	case "ttft":
+		return s.TTFT, true
+	case "tpot":
+		if s.OutputTokens > 1 {
+			return (s.Latency - s.TTFT) / float64(s.OutputTokens-1), true
+		}
+	}
+	return 0, false
 }
 
 // statistic returns the function that computes stat of a sample.

@@ -49,17 +49,11 @@ func (r *runner) earlyWatch(t *plan.Trial) (func(record.Sample) bool, func() *de
 	var stop *decide.Stop
 	watch := func(s record.Sample) bool {
 		// Called one request at a time (the client serialises watchers).
-		switch fam {
-		case "latency":
-			values = append(values, s.Latency)
-		case "ttft":
-			values = append(values, s.TTFT)
-		case "tpot":
-			if s.OutputTokens <= 1 {
-				return false
-			}
-			values = append(values, (s.Latency-s.TTFT)/float64(s.OutputTokens-1))
+		v, ok := decide.RequestValue(fam, s)
+		if !ok {
+			return false
 		}
+		values = append(values, v)
 		stop = rule.Check(values, planned)
 		return stop != nil
 	}
