@@ -25,7 +25,7 @@ var earlyStudies = []struct {
 	{2, `[{name: "8", knobs: maxSeqs: 8}, {name: "1", knobs: maxSeqs: 1}]`, "8"},
 }
 
-func earlyStudy(base int, variants string) string {
+func earlyStudy(base int, variants string, earlyStop bool) string {
 	return fmt.Sprintf(`import "servelab.dev/schema"
 "early": schema.#Study & {
 	title: en: "Early"
@@ -36,11 +36,11 @@ func earlyStudy(base int, variants string) string {
 	base: knobs: maxSeqs: %d
 	benchmark: {client: name: "builtin", dataset: {name: "random", inputLen: 8, outputLen: 12}, api: "completions", warmup: 2, output: ignoreEos: true}
 	profiles: c4: {kind: "concurrency", concurrency: 4, requests: 90}
-	objective: {metric: "latency.mean", profile: "c4", earlyStop: true}
+	objective: {metric: "latency.mean", profile: "c4", earlyStop: %t}
 	baseline: engine: "vllm"
 	steps: [{id: "s", title: en: "S", variants: %s}]
 }
-`, base, variants)
+`, base, earlyStop, variants)
 }
 
 // replayed is what the early-stopping rule would have done to the
@@ -53,13 +53,13 @@ type replayed struct {
 	missed string
 }
 
-// replayEarlyStops runs the studies to the end, then replays each
-// variant's requests, in completion order, through the rule against the
-// incumbent's.
+// replayEarlyStops runs the studies to the end (early stopping off), then
+// replays each variant's requests, in completion order, through the rule
+// against the incumbent's.
 func replayEarlyStops(t testing.TB) replayed {
 	var out replayed
 	for _, es := range earlyStudies {
-		s := study(t, earlyStudy(es.base, es.variants))
+		s := study(t, earlyStudy(es.base, es.variants, false))
 		dir := t.TempDir()
 		if _, err := Run(context.Background(), s, Options{Results: dir, Simulate: true, SimPath: simBin, HealthTimeout: 10 * time.Second}); err != nil {
 			t.Fatal(err)
@@ -81,6 +81,7 @@ func replayEarlyStops(t testing.TB) replayed {
 			out.missed = fmt.Sprintf("study with base %d: %q adopted (%s), the model says %q", es.base, adopted, st.Detail, es.winner)
 			return out
 		}
+		s.Objective.EarlyStop = true // the rule the replay asks about
 		rule := decide.NewEarlyStop(s, [][]float64{values(runs[st.Incumbent.Key], samples)})
 		for _, o := range st.Options {
 			v := values(runs[o.Key], samples)
@@ -137,7 +138,7 @@ func BenchmarkEarlyStopReplay(b *testing.B) {
 func TestEarlyStopAtRunTime(t *testing.T) {
 	es := earlyStudies[1] // base 2 slots: 4 wins, 1 loses
 	for attempt := range 2 {
-		s := study(t, earlyStudy(es.base, es.variants))
+		s := study(t, earlyStudy(es.base, es.variants, true))
 		dir := t.TempDir()
 		if _, err := Run(context.Background(), s, Options{Results: dir, Simulate: true, SimPath: simBin, HealthTimeout: 10 * time.Second}); err != nil {
 			t.Fatal(err)
