@@ -120,6 +120,7 @@ type Records struct {
 // records are cached, and steps the records decide let the plan go on to
 // the next. It is the one plan that plan, run and import act on.
 func Plan(s *schema.Study, rs Records, src Source) (*plan.Plan, error) {
+	// The plan does not count set-aside records: run re-plans often.
 	rs, _ = rs.choose(s, src)
 	return planWith(s, rs.Runs, newDecider(s, rs))
 }
@@ -134,7 +135,8 @@ func planWith(s *schema.Study, runs Runs, d *decider) (*plan.Plan, error) {
 
 // Analyze decides s from the records of src as far as they allow.
 func Analyze(s *schema.Study, rs Records, src Source) (*Analysis, error) {
-	rs, aside := rs.choose(s, src)
+	rs, other := rs.choose(s, src)
+	aside := countFor(s, rs, other)
 	d := newDecider(s, rs)
 	p, err := planWith(s, rs.Runs, d)
 	if err != nil {

@@ -95,35 +95,31 @@ func (e *EarlyStop) Replay(values []float64) *Stop {
 
 // CompletionOrder is metric's per-request values in the order the
 // requests completed (warm-up and failed requests left out): the order
-// an early-stopping rule watching the run would have seen them in.
+// an early-stopping rule watching the run would have seen them in. It is
+// nil where a bootstrap could not use them: a metric that is no
+// per-request statistic, or fewer than minRequests values.
 func CompletionOrder(metric string, samples []record.Sample) []float64 {
-	runs, ok := requestValuesAll(metric, samples)
-	if !ok {
+	fam, stat, _ := strings.Cut(metric, ".")
+	if _, ok := statistic(stat); !ok {
 		return nil
 	}
-	return runs
-}
-
-func requestValuesAll(metric string, samples []record.Sample) ([]float64, bool) {
 	type done struct{ at, v float64 }
 	var ds []done
-	r := &record.Record{}
-	vals, ok := requestValues(metric, []*record.Record{r}, Samples{r: samples})
-	if !ok {
-		return nil, false
-	}
-	i := 0
 	for _, s := range samples {
-		if s.Warmup || s.Error != "" || (strings.HasPrefix(metric, "tpot.") && s.OutputTokens <= 1) {
+		if s.Warmup || s.Error != "" {
 			continue
 		}
-		ds = append(ds, done{s.Intended + s.Latency/1000, vals[0][i]})
-		i++
+		if v, ok := RequestValue(fam, s); ok {
+			ds = append(ds, done{s.Intended + s.Latency/1000, v})
+		}
+	}
+	if len(ds) < minRequests {
+		return nil
 	}
 	slices.SortStableFunc(ds, func(a, b done) int { return cmp.Compare(a.at, b.at) })
 	out := make([]float64, len(ds))
 	for i, d := range ds {
 		out[i] = d.v
 	}
-	return out, true
+	return out
 }

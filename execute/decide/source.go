@@ -32,9 +32,9 @@ func (rs Records) only(src Source) Records {
 	return out
 }
 
-// choose resolves src for study s and counts the study's records of
+// choose resolves src for study s: the records it reads, and those of
 // the other class, which are set aside.
-func (rs Records) choose(s *schema.Study, src Source) (Records, int) {
+func (rs Records) choose(s *schema.Study, src Source) (chosen, other Records) {
 	real, sim := rs.only(Real), rs.only(Simulated)
 	if src == Auto {
 		src = Simulated
@@ -43,9 +43,9 @@ func (rs Records) choose(s *schema.Study, src Source) (Records, int) {
 		}
 	}
 	if src == Simulated {
-		return sim, countFor(s, sim, real)
+		return sim, real
 	}
-	return real, countFor(s, real, sim)
+	return real, sim
 }
 
 // quickPlan plans without samples: run-level decisions are enough to
