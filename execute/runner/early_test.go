@@ -9,6 +9,7 @@ import (
 	"servelab.dev/execute/decide"
 	"servelab.dev/execute/record"
 	"servelab.dev/execute/store"
+	"servelab.dev/schema"
 )
 
 // earlyStudies have known winners on servelab-sim, on mean latency at 4
@@ -60,18 +61,7 @@ func replayEarlyStops(t testing.TB) replayed {
 	var out replayed
 	for _, es := range earlyStudies {
 		s := study(t, earlyStudy(es.base, es.variants, false))
-		dir := t.TempDir()
-		if _, err := Run(context.Background(), s, Options{Results: dir, Simulate: true, SimPath: simBin, HealthTimeout: 10 * time.Second}); err != nil {
-			t.Fatal(err)
-		}
-		runs, samples, err := store.Open(dir).OKWithSamples()
-		if err != nil {
-			t.Fatal(err)
-		}
-		a, err := decide.Analyze(s, decide.Records{Runs: runs, Samples: samples}, decide.Simulated)
-		if err != nil {
-			t.Fatal(err)
-		}
+		runs, samples, a := runSimulated(t, s)
 		st := a.Steps[0]
 		adopted := ""
 		if st.Adopted != nil {
@@ -139,18 +129,7 @@ func TestEarlyStopAtRunTime(t *testing.T) {
 	es := earlyStudies[1] // base 2 slots: 4 wins, 1 loses
 	for attempt := range 2 {
 		s := study(t, earlyStudy(es.base, es.variants, true))
-		dir := t.TempDir()
-		if _, err := Run(context.Background(), s, Options{Results: dir, Simulate: true, SimPath: simBin, HealthTimeout: 10 * time.Second}); err != nil {
-			t.Fatal(err)
-		}
-		runs, samples, err := store.Open(dir).OKWithSamples()
-		if err != nil {
-			t.Fatal(err)
-		}
-		a, err := decide.Analyze(s, decide.Records{Runs: runs, Samples: samples}, decide.Simulated)
-		if err != nil {
-			t.Fatal(err)
-		}
+		runs, _, a := runSimulated(t, s)
 		st := a.Steps[0]
 		var msgs []string
 		for _, o := range st.Options {
@@ -173,4 +152,23 @@ func TestEarlyStopAtRunTime(t *testing.T) {
 		}
 		t.Logf("attempt missed: %v; trying again", msgs)
 	}
+}
+
+// runSimulated runs s on servelab-sim from an empty results folder and
+// decides it from the records it wrote.
+func runSimulated(t testing.TB, s *schema.Study) (map[string][]*record.Record, map[*record.Record][]record.Sample, *decide.Analysis) {
+	t.Helper()
+	dir := t.TempDir()
+	if _, err := Run(context.Background(), s, Options{Results: dir, Simulate: true, SimPath: simBin, HealthTimeout: 10 * time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	runs, samples, err := store.Open(dir).OKWithSamples()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := decide.Analyze(s, decide.Records{Runs: runs, Samples: samples}, decide.Simulated)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runs, samples, a
 }

@@ -302,18 +302,7 @@ func TestCapacitySearch(t *testing.T) {
 
 func capacitySearch(t *testing.T) []string {
 	s := study(t, searchStudy)
-	dir := t.TempDir()
-	if _, err := Run(context.Background(), s, Options{Results: dir, Simulate: true, SimPath: simBin, HealthTimeout: 10 * time.Second}); err != nil {
-		t.Fatal(err)
-	}
-	runs, samples, err := store.Open(dir).OKWithSamples()
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := decide.Analyze(s, decide.Records{Runs: runs, Samples: samples}, decide.Simulated)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, _, a := runSimulated(t, s)
 	st := a.Steps[0]
 	if st.Incumbent == nil || st.Incumbent.Search == nil || len(st.Options) != 1 || st.Options[0].Search == nil {
 		t.Fatalf("no searches in %+v", st)
