@@ -73,7 +73,7 @@ func knobForFlag(def EngineKind, flag string) string {
 		if m.Refuse != "" {
 			continue
 		}
-		if m.Flag == flag || m.JSON == flag {
+		if m.Flag == flag || m.JSON == flag || slices.Contains(m.Flags, flag) {
 			return k
 		}
 		for _, f := range m.Fields {
@@ -111,6 +111,10 @@ func (c *checker) knobValue(parts []any, knob string, m KnobFlag, v any, engine 
 	switch {
 	case m.Flag != "":
 		check(t.Flags, "flag", m.Flag, rename(m.Values, v))
+	case len(m.Flags) > 0:
+		for _, f := range m.Flags {
+			check(t.Flags, "flag", f, rename(m.Values, v))
+		}
 	case m.Env != "":
 		check(t.Env, "environment variable", m.Env, rename(m.Values, v))
 	case m.Option != "":

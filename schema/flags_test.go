@@ -126,6 +126,11 @@ func checkMapping(t *testing.T, tb *FlagTable, where string, m KnobFlag, v strin
 	case m.Option != "" && !has(tb.Options, m.Option):
 		t.Errorf("%s: writes option %s the table lacks", where, m.Option)
 	}
+	for _, f := range m.Flags {
+		if !has(tb.Flags, f) {
+			t.Errorf("%s: writes --%s, which the table lacks", where, f)
+		}
+	}
 	for _, f := range m.Fields {
 		if f.Flag != "" && !has(tb.Flags, f.Flag) {
 			t.Errorf("%s: field %s writes --%s, which the table lacks", where, f.Knob, f.Flag)

@@ -42,7 +42,7 @@ func TestEngineKindsMapKnownKnobs(t *testing.T) {
 				t.Errorf("%s maps unknown knob %s", kind, name)
 			}
 			forms := 0
-			for _, set := range []bool{m.Flag != "", m.On != nil || m.Off != nil, m.JSON != "", m.JSON == "" && len(m.Fields) > 0, m.Env != "", m.Option != "", m.Refuse != ""} {
+			for _, set := range []bool{m.Flag != "", len(m.Flags) > 0, m.On != nil || m.Off != nil, m.JSON != "", m.JSON == "" && len(m.Fields) > 0, m.Env != "", m.Option != "", m.Refuse != ""} {
 				if set {
 					forms++
 				}

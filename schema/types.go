@@ -176,6 +176,7 @@ type CacheReset struct {
 // KnobFlag maps one knob to arguments; see #KnobFlag in engines.cue.
 type KnobFlag struct {
 	Flag   string            `json:"flag,omitempty"`
+	Flags  []string          `json:"flags,omitempty"`
 	Values map[string]string `json:"values,omitempty"`
 	On     []string          `json:"on,omitempty"`
 	Off    []string          `json:"off,omitempty"`
@@ -353,7 +354,7 @@ type Step struct {
 }
 
 // StepQuality is a step's quality guard: Min is the share of identical
-// greedy outputs below which analyze flags a variant (0 when unset).
+// greedy outputs below which a variant is not adopted (0 when unset).
 type StepQuality struct {
 	Min float64 `json:"min,omitempty"`
 }

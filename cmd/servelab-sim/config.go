@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"strconv"
 	"strings"
 	"time"
@@ -256,4 +257,22 @@ func fields(s string) []string {
 		}
 	}
 	return out
+}
+
+// word is the text of every generated token. A real engine's greedy
+// output changes under lower precision for some prompts, not others: the
+// simulator answers a fixed share of prompts differently when the
+// weights (a quarter of them) or the KV cache (an eighth) are FP8, so a
+// study's quality guard has something to measure.
+func (c *config) word(prompt []string) string {
+	h := fnv.New32a()
+	for _, w := range prompt {
+		h.Write([]byte(w))
+		h.Write([]byte{' '})
+	}
+	b := h.Sum32() % 8
+	if c.FP8 && b < 2 || c.KVFP8 && b == 7 {
+		return "tuk "
+	}
+	return "tok "
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -187,7 +188,34 @@ func (s *server) complete(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error":{"message":"model `+req.Model+` does not exist"}}`, http.StatusNotFound)
 		return
 	}
+	if !req.Stream {
+		s.whole(w, &req, n)
+		return
+	}
 	s.stream(w, r, &req, n)
+}
+
+// whole answers a request without streaming (the quality guard's greedy
+// decode): the same engine time, one JSON body at the end.
+func (s *server) whole(w http.ResponseWriter, req *request, n int64) {
+	prompt := req.prompt()
+	max := cmp.Or(req.MaxCompletion, req.MaxTokens, 16)
+	sq := &seq{prompt: prompt, maxTokens: max, out: make(chan int, max+1), cancel: make(chan struct{})}
+	defer close(sq.cancel)
+	s.eng.submit(sq)
+	sent := 0
+	for k := range sq.out {
+		sent += k
+	}
+	text := strings.Repeat(s.cfg.word(prompt), sent)
+	choice := map[string]any{"index": 0, "text": text, "finish_reason": "length"}
+	object := "text_completion"
+	if len(req.Messages) > 0 {
+		choice = map[string]any{"index": 0, "message": map[string]string{"role": "assistant", "content": text}, "finish_reason": "length"}
+		object = "chat.completion"
+	}
+	writeJSON(w, map[string]any{"id": "cmpl-sim-" + strconv.FormatInt(n, 10), "object": object, "model": s.cfg.Model,
+		"choices": []any{choice}, "usage": map[string]int{"prompt_tokens": len(prompt), "completion_tokens": sent, "total_tokens": len(prompt) + sent}})
 }
 
 func (s *server) stream(w http.ResponseWriter, r *http.Request, req *request, n int64) {
@@ -218,6 +246,7 @@ func (s *server) stream(w http.ResponseWriter, r *http.Request, req *request, n 
 	// so the simulator's cost per chunk is the write, not the encoding.
 	head, tail := chunkFrame(id, s.cfg.Model, chat)
 	buf := make([]byte, 0, len(head)+len(tail)+64)
+	word := s.cfg.word(prompt)
 	sent := 0
 	for k := range sq.out {
 		sent += k
@@ -230,7 +259,7 @@ func (s *server) stream(w http.ResponseWriter, r *http.Request, req *request, n 
 		}
 		buf = append(append(buf[:0], "data: "...), head...)
 		for range k {
-			buf = append(buf, "tok "...)
+			buf = append(buf, word...)
 		}
 		buf = append(append(buf, tail...), "\n\n"...)
 		w.Write(buf)

@@ -10,7 +10,6 @@ import (
 	"text/tabwriter"
 
 	"servelab.dev/execute/decide"
-	"servelab.dev/execute/record"
 	"servelab.dev/execute/store"
 	"servelab.dev/schema"
 )
@@ -56,42 +55,35 @@ func runAnalyze(e *env, args []string) error {
 	}
 	writeAnalysis(e.stdout, s, a)
 	writeUnused(e.stdout, a)
-	writeQuality(e.stdout, s, a, rs.Runs)
+	writeQuality(e.stdout, a)
 	return nil
 }
 
 // writeQuality prints the quality guard of each output-changing step:
 // the share of the guard's prompts each option answers, greedily, with
 // the incumbent's text over the first tokens, beside its speed above.
-func writeQuality(w io.Writer, s *schema.Study, a *decide.Analysis, runs decide.Runs) {
-	for i, st := range a.Steps {
-		if i >= len(s.Steps) || s.Steps[i].ID != st.ID || s.Steps[i].Quality == nil || st.Incumbent == nil {
-			continue
-		}
-		inc := guardOutputs(runs[st.Incumbent.Key])
-		fmt.Fprintf(w, "\nquality guard, step %s (greedy outputs identical to the incumbent's):\n", st.ID)
+func writeQuality(w io.Writer, a *decide.Analysis) {
+	for _, st := range a.Steps {
+		head := false
 		for _, o := range st.Options {
-			share, ok := record.Agreement(inc, guardOutputs(runs[o.Key]))
+			g := o.Guard
+			if g == nil {
+				continue
+			}
+			if !head {
+				fmt.Fprintf(w, "\nquality guard, step %s (greedy outputs identical to the incumbent's):\n", st.ID)
+				head = true
+			}
 			switch {
-			case !ok:
+			case !g.Known:
 				fmt.Fprintf(w, "  %s: no guard outputs to compare\n", o.Variant)
-			case share < s.Steps[i].Quality.Min:
-				fmt.Fprintf(w, "  %s: %.0f %% of %d prompts over %d tokens, below the step's minimum of %.0f %%\n", o.Variant, share*100, len(inc.Outputs), inc.Tokens, s.Steps[i].Quality.Min*100)
+			case g.Below:
+				fmt.Fprintf(w, "  %s: %d of %d prompts (%.0f %%) over %d tokens, below the step's minimum of %.0f %%\n", o.Variant, g.Same, g.Prompts, g.Share*100, g.Tokens, g.Min*100)
 			default:
-				fmt.Fprintf(w, "  %s: %.0f %% of %d prompts over %d tokens\n", o.Variant, share*100, len(inc.Outputs), inc.Tokens)
+				fmt.Fprintf(w, "  %s: %d of %d prompts (%.0f %%) over %d tokens\n", o.Variant, g.Same, g.Prompts, g.Share*100, g.Tokens)
 			}
 		}
 	}
-}
-
-// guardOutputs is the first of a trial's runs that holds guard outputs.
-func guardOutputs(rs []*record.Record) *record.Quality {
-	for _, r := range rs {
-		if r.Quality != nil && len(r.Quality.Outputs) > 0 {
-			return r.Quality
-		}
-	}
-	return nil
 }
 
 // writeUnused lists the study's runs that no decision uses: failed runs

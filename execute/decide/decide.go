@@ -40,6 +40,9 @@ type Option struct {
 	// not report failed requests: the study's failure limit could not
 	// be checked for them, and the reports say so.
 	UnknownFailed []string `json:"unknownFailed,omitempty"`
+	// Guard is the quality guard against the incumbent, in steps that
+	// change outputs.
+	Guard *Guard `json:"guard,omitempty"`
 
 	values   []float64
 	requests [][]float64 // per-request values of the objective, per run
@@ -135,6 +138,9 @@ func (d *decider) Decide(st schema.Step, inc plan.Candidate, cands []plan.Candid
 		out.Objective[c.Variant] = o.Value
 	}
 	incOpt := d.option(inc.Variant, inc.Trials)
+	if st.Quality != nil {
+		d.guards(st.Quality.Min, inc, cands, out)
+	}
 	if !st.IsSelect() {
 		out.Incumbent = &incOpt
 	}
@@ -212,6 +218,9 @@ func (d *decider) stop(out *Step, outcome, reason, detail, state string) plan.De
 // incumbent.
 func (d *decider) try(out *Step) plan.Decision {
 	if d.best(out.Options, -1) < 0 {
+		if g := belowGuard(out.Options); g >= 0 {
+			return d.keepBelowGuard(out, g)
+		}
 		// Every valid variant was stopped early: none can win.
 		stopped := out.Options[stoppedIndex(out.Options)]
 		out.Best = stopped.Variant
@@ -279,6 +288,14 @@ func (d *decider) bestFeasible(opts []Option, skip int) int {
 // runner-up, so the report can say how clear the choice was.
 func (d *decider) selectOne(out *Step, ref int) plan.Decision {
 	best := d.bestFeasible(out.Options, -1)
+	if best < 0 && d.best(out.Options, -1) < 0 {
+		g := out.Options[belowGuard(out.Options)]
+		reason := ReasonBelowQuality
+		if !g.Guard.Known {
+			reason = ReasonNoGuard
+		}
+		return d.stop(out, Invalid, reason, "no candidate meets the quality minimum: "+g.Guard.detail(g.Variant), plan.StepInvalid)
+	}
 	if best < 0 {
 		b := d.best(out.Options, -1)
 		detail := "no candidate meets the SLO: " + out.Options[b].Variant + " breaks " + out.Options[b].violated() + "; loosen the bounds or lower the load"
@@ -403,7 +420,7 @@ func (d *decider) best(opts []Option, skip int) int {
 	lower := d.s.Objective.Goal == "min"
 	b := -1
 	for i, o := range opts {
-		if i == skip || o.Invalid != nil || o.Value == nil || o.Stopped != "" {
+		if i == skip || o.Invalid != nil || o.Value == nil || o.Stopped != "" || o.Guard != nil && o.Guard.Below {
 			continue
 		}
 		if b < 0 || better(o.Value.Mean, opts[b].Value.Mean, lower) {

@@ -74,6 +74,11 @@ func (b *builder) decision(ss *schema.Step, st decide.Step) {
 			b.sloChecks(ss, st)
 			return
 		}
+		if st.Reason == decide.ReasonBelowQuality || st.Reason == decide.ReasonNoGuard {
+			b.doc.Add(d.Note{Warn: true, Text: d.M("Not decided: no candidate's greedy outputs meet the step's quality minimum, or the quality guard has no outputs to compare. Run the step's launches again, or lower the minimum if the change is expected.")})
+			b.guard(ss, st)
+			return
+		}
 		if st.Reason == decide.ReasonNoMetric {
 			b.doc.Add(d.Note{Warn: true, Text: d.M("Not decided: a record lacks the objective's metric. Import the run again from a source that reports it, or remove the record.")})
 			return
@@ -93,9 +98,43 @@ func (b *builder) decision(ss *schema.Step, st decide.Step) {
 	b.invalid(st)
 	b.doc.Add(d.Para{Text: d.Sentences(d.M("Summary:"), comparison(m, nameA, nameB, c, b.flaggedTPOT(st, c)))})
 	b.doc.Add(d.Para{Text: d.Sentences(verdictText(b.s, c), decisionText(b.s, ss, st))})
+	b.guard(ss, st)
 	b.sloChecks(ss, st)
 	b.searches(ss, st)
 	b.pareto(ss, st)
+}
+
+// guard shows an output-changing step's quality guard beside its speed:
+// how many of the guard's greedy answers each variant gives exactly as
+// the configuration adopted so far does.
+func (b *builder) guard(ss *schema.Step, st decide.Step) {
+	var parts []d.Text
+	tokens := 0
+	for _, o := range st.Options {
+		g := o.Guard
+		if g == nil {
+			continue
+		}
+		name := optionName(b.s, ss, o.Variant)
+		switch {
+		case !g.Known:
+			parts = append(parts, d.M("%s: no guard outputs to compare", name))
+		case g.Below:
+			parts = append(parts, d.M("%s: %d of %d (%s), below the minimum of %s", name, g.Same, g.Prompts, pct(g.Share), pct(g.Min)))
+		default:
+			parts = append(parts, d.M("%s: %d of %d (%s)", name, g.Same, g.Prompts, pct(g.Share)))
+		}
+		tokens = max(tokens, g.Tokens)
+	}
+	if len(parts) == 0 {
+		return
+	}
+	if tokens == 0 {
+		size, _ := b.s.GuardSize()
+		tokens = size.Tokens
+	}
+	head := d.M("Quality guard: greedy answers identical to those of the configuration adopted so far, over their first %d tokens:", tokens)
+	b.doc.Add(d.Para{Text: d.Sentences(head, d.Join{Sep: "", Parts: []d.Text{d.Join{Sep: "; ", Parts: parts}, d.M(".")}})})
 }
 
 // invalid lists the step's runs that cannot count, in one callout.
@@ -248,6 +287,8 @@ func decisionText(s *schema.Study, ss *schema.Step, st decide.Step) d.Text {
 		return d.M("Not adopted: the early-stopping rule stopped the variant part-way, once it could no longer beat the configuration adopted so far by %s; that configuration stays.", minGain)
 	case decide.ReasonViolatesSLO:
 		return d.M("Not adopted: no variant meets the service-level objective, so the configuration adopted so far stays.")
+	case decide.ReasonBelowQuality:
+		return d.M("Not adopted: the variant changes the outputs more than the step's quality minimum allows, so the configuration adopted so far stays.")
 	}
 	return d.M("Not adopted: no variant is better than the configuration adopted so far, which stays.")
 }

@@ -117,6 +117,10 @@ func (w *flagWriter) knob(name string, kf schema.KnobFlag, v any) error {
 		return fmt.Errorf("knob %s: %s", name, kf.Refuse)
 	case kf.Flag != "":
 		w.flag(kf.Flag, rename(kf.Values, v))
+	case len(kf.Flags) > 0:
+		for _, f := range kf.Flags {
+			w.flag(f, rename(kf.Values, v))
+		}
 	case kf.Env != "":
 		w.env[kf.Env] = format(rename(kf.Values, v))
 	case kf.Option != "":

@@ -345,3 +345,21 @@ func TestShellRoundTripBash(t *testing.T) {
 		}
 	}
 }
+
+// llama.cpp sets the K and V cache types apart: the portable
+// kvCacheDtype writes both, in the study's llama-server commands.
+func TestLlamaCppKVCacheType(t *testing.T) {
+	d := scripted{"slots": "", "batch": "", "prompt-cache": "cache-ram-0", "slots-again": "parallel-8"}
+	p, err := New(load(t, "../../studies/qwen3-8b-h200-llamacpp.cue"), Options{Decider: d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := trialsOf(p, "kv-cache-type")
+	if len(ts) == 0 {
+		t.Fatal("no kv-cache-type trials")
+	}
+	got := strings.Join(ts[len(ts)-1].Argv, " ")
+	if !strings.Contains(got, "--cache-type-k q8_0 --cache-type-v q8_0") || !strings.Contains(got, "--cache-ram 0") || !strings.Contains(got, "--parallel 8") {
+		t.Errorf("kv-cache-type launches %q", got)
+	}
+}
