@@ -5,8 +5,11 @@
 # command as printed (through bash) and compares what llama.cpp itself
 # logs of its effective settings with the log of the run's launch of the
 # final configuration. Records and logs come back in $OUT/records.tar.gz.
+# The records the repository already holds seed the results folder, so
+# only what they lack is run (the cache resumes across sessions).
 set -uo pipefail
 G=$(cd "$(dirname "$0")" && pwd)
+REPO=$PWD
 W=${W:-/root/servelab-work}
 OUT=${OUT:-$W/out}
 S=qwen3-8b-h200-llamacpp
@@ -19,8 +22,10 @@ trap pack EXIT
 cd "$W/study" || exit 1
 export PATH=$(cat "$W/bin-path"):$PATH
 cp "$G/$S.cue" .
+mkdir -p results
+[[ -d $REPO/results ]] && cp -rn "$REPO/results/." results/
 stamp "study run starts ($(command -v llama-server))"
-timeout "${RUN_LIMIT:-500}" "$G/servelab" run "$S.cue" --results results
+timeout -s INT -k 30 "${RUN_LIMIT:-500}" "$G/servelab" run "$S.cue" --results results
 stamp "study run ended (rc $?)"
 "$G/servelab" analyze "$S.cue" --results results >analyze.txt 2>&1
 cat analyze.txt
