@@ -60,7 +60,7 @@ func TestLlamaCppEndToEnd(t *testing.T) {
 	if m == nil {
 		t.Fatalf("analyze printed no final command:\n%s", an)
 	}
-	if !regexp.MustCompile(`(?m)^quality guard, step kv-cache .*\n  k-q8_0: \d+ % of 3 prompts over 8 tokens$`).MatchString(an) {
+	if !regexp.MustCompile(`(?m)^quality guard, step kv-cache .*\n  kv-q8_0: \d of 3 prompts \(\d+ %\) over 8 tokens$`).MatchString(an) {
 		t.Errorf("analyze shows no quality guard for the KV-cache step:\n%s", an)
 	}
 	if !strings.Contains(m[1], "--parallel 2") {
@@ -94,7 +94,7 @@ import "servelab.dev/schema"
 	i18n: fallback: "en"
 	model: {id: %q, params: 4.05e7, dtype: "fp16"}
 	hardware: {gpu: "cpu", memoryGiB: 8, bandwidthTBs: 0.02}
-	engines: llamacpp: {version: "0.4.0-80fb11ac73e6", args: threads: 2}
+	engines: llamacpp: {version: "0.4.0-80fb11ac73e6", args: {threads: 2, "flash-attn": "on"}}
 	base: knobs: contextLength: 256
 	benchmark: {
 		client: name: "builtin"
@@ -116,7 +116,7 @@ import "servelab.dev/schema"
 		id: "kv-cache"
 		title: en: "KV-cache type"
 		quality: {}
-		variants: [{name: "k-q8_0", args: "cache-type-k": "q8_0"}]
+		variants: [{name: "kv-q8_0", knobs: kvCacheDtype: "q8_0"}]
 	}]
 	validate: profiles: ["c2"]
 }

@@ -49,7 +49,9 @@ func TestGuardBarsAdoption(t *testing.T) {
 // guards reads each side's greedy outputs from the records of its
 // trials, on any profile, and counts identical answers.
 func TestGuardsFromRecords(t *testing.T) {
-	q := func(outs ...string) *record.Quality { return &record.Quality{Prompts: len(outs), Tokens: 4, Outputs: outs} }
+	q := func(outs ...string) *record.Quality {
+		return &record.Quality{Prompts: len(outs), Tokens: 4, Outputs: outs}
+	}
 	d := &decider{runs: Runs{
 		"inc-c1": {{Quality: q("a", "b", "c", "d")}},
 		"v1-c8":  {{}, {Quality: q("a", "b", "x", "d")}},
