@@ -18,7 +18,7 @@ type Error struct {
 	File string // as the user named it; "" when there is no file
 	Line int    // 0 when the problem has no position
 	Col  int
-	Path string // CUE path inside the study, e.g. "steps[2].try[0].knobs"
+	Path string // CUE path inside the study, e.g. "steps[2].variants[0].knobs"
 	Msg  string
 }
 
