@@ -365,6 +365,17 @@ func (s *Store) Unused() ([]Excluded, error) {
 	return out, nil
 }
 
+// Columns splits a list of excluded runs into the parallel slices
+// decide.Analysis.Exclude takes (the decision package does no I/O and
+// does not know the store's types).
+func Columns(ex []Excluded) (keys, paths, reasons []string, invalid []bool) {
+	for _, e := range ex {
+		keys, paths = append(keys, e.Key), append(paths, e.Path)
+		reasons, invalid = append(reasons, e.Reason), append(invalid, e.Invalid)
+	}
+	return keys, paths, reasons, invalid
+}
+
 // ReplacedDir is where replaced runs go, inside the results folder: out
 // of every reader's way (no trial key names it), and recoverable with a
 // plain mv back into results/<key>/.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -221,5 +222,16 @@ func TestCleanTempOnlyOwnFiles(t *testing.T) {
 		if _, err := os.Stat(f); err != nil {
 			t.Errorf("%s removed", f)
 		}
+	}
+}
+
+func TestColumns(t *testing.T) {
+	keys, paths, reasons, invalid := Columns([]Excluded{
+		{Path: "a/1.json", Key: "a", Reason: "engine exited"},
+		{Path: "b/2.json", Key: "b", Invalid: true, Reason: "b/2.json: bad"},
+	})
+	if !reflect.DeepEqual(keys, []string{"a", "b"}) || !reflect.DeepEqual(paths, []string{"a/1.json", "b/2.json"}) ||
+		!reflect.DeepEqual(reasons, []string{"engine exited", "b/2.json: bad"}) || !reflect.DeepEqual(invalid, []bool{false, true}) {
+		t.Errorf("columns: %v %v %v %v", keys, paths, reasons, invalid)
 	}
 }
