@@ -3,20 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"strings"
 	"time"
 
-	"servelab.dev/execute/dataset"
-	"servelab.dev/execute/host"
-	"servelab.dev/execute/load"
+	"servelab.dev/execute/bench"
 	"servelab.dev/execute/record"
 	"servelab.dev/render/report"
-	"servelab.dev/schema"
-	"servelab.dev/schema/plan"
 )
 
 type benchFlags struct {
@@ -34,7 +27,7 @@ func runBench(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return bench(e, b)
+	return benchWith(e, b)
 }
 
 // parseBench reads and checks the flags; nothing is sent before both pass.
@@ -74,30 +67,27 @@ func parseBench(e *env, args []string) (benchFlags, error) {
 	return b, checkBench(b)
 }
 
-func bench(e *env, b benchFlags) error {
-	if err := freshOutput(b.out); err != nil {
+func benchWith(e *env, b benchFlags) error {
+	o := b.options()
+	if err := bench.Fresh(b.out); err != nil {
+		return usagef("-o %s: %v", b.out, err)
+	}
+	if err := bench.WaitHealthy(b.target, b.wait); err != nil {
+		return fmt.Errorf("--wait %s: %v; is the server up (and --target right)?", b.wait, err)
+	}
+	ps, err := bench.MakePrompts(o)
+	if err != nil && b.random != "" {
+		return fmt.Errorf("--random %s with --api %s: %v", b.random, b.api, err)
+	} else if err != nil {
 		return err
 	}
-	if err := waitHealthy(b.target, b.wait); err != nil {
-		return err
-	}
-	set, ds, err := benchPrompts(b)
-	if err != nil {
-		return err
-	}
-	l := load.Load{Kind: b.kind, Rate: b.rate, Burstiness: b.burst, Concurrency: b.conc, Requests: b.requests,
-		Warmup: b.warmup, Seed: b.seed, Timeout: b.timeout, MaxDuration: b.maxDur, IgnoreEOS: b.ignoreEOS}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	began := time.Now().UTC()
-	res, err := load.Measure(ctx, load.Target{URL: b.target, Model: b.model, API: b.api, Metrics: b.metrics}, l, set.prompts)
+	run, err := bench.Measure(ctx, o, ps)
 	if err != nil {
 		return err
 	}
-	r := benchRecord(b, ds, began, res)
-	if set.estimated {
-		r.Notes = append(r.Notes, "prompt and output lengths estimated from characters: the server has no /tokenize")
-	}
+	r := run.Record
 	fmt.Fprint(e.stdout, report.Block(r.Trial, r.Metrics, nil))
 	printClient(e, r.Metrics)
 	for _, why := range r.Metrics.FailReasons {
@@ -107,7 +97,7 @@ func bench(e *env, b benchFlags) error {
 		fmt.Fprintf(e.stdout, "note: %s\n", n)
 	}
 	if b.out != "" {
-		if err := writeBenchRecord(b.out, r, res); err != nil {
+		if err := run.Write(b.out); err != nil {
 			return err
 		}
 	}
@@ -116,6 +106,14 @@ func bench(e *env, b benchFlags) error {
 		return fmt.Errorf("%s (%d requests failed; the reasons are above)", r.Reason, failed)
 	}
 	return nil
+}
+
+// options are the run the flags ask for (parseBench has checked them).
+func (b benchFlags) options() bench.Options {
+	in, out, _ := parseRandom(b.random)
+	return bench.Options{Target: b.target, Model: b.model, API: b.api, Kind: b.kind, Rate: b.rate, Burstiness: b.burst,
+		Concurrency: b.conc, Requests: b.requests, Warmup: b.warmup, Seed: b.seed, Dataset: b.data, InputLen: in, OutputLen: out,
+		Metrics: b.metrics, Timeout: b.timeout, MaxDuration: b.maxDur, IgnoreEOS: b.ignoreEOS, Version: version}
 }
 
 // printClient prints what the client measured of itself: how late the
@@ -137,119 +135,5 @@ func printClient(e *env, m record.Metrics) {
 	if m.ClaimedInputTokens > 0 {
 		counted, _ := record.Count(m.InputTokens)
 		line("Input tokens sent/counted by server", fmt.Sprintf("%d / %d", m.ClaimedInputTokens, counted))
-	}
-}
-
-// benchSet is the prompts of a bench run: random ones are made as they
-// are sent, so no request count fills the memory with prompts.
-type benchSet struct {
-	prompts   load.Prompts
-	estimated bool
-}
-
-func benchPrompts(b benchFlags) (benchSet, plan.DatasetSpec, error) {
-	n := b.requests + b.warmup
-	if b.random != "" {
-		il, ol, err := parseRandom(b.random)
-		if err != nil {
-			return benchSet{}, plan.DatasetSpec{}, err
-		}
-		prompts, err := dataset.RandomFor(b.api, b.target, b.model, il, ol, 0, 0, n, b.seed)
-		if err != nil {
-			return benchSet{}, plan.DatasetSpec{}, fmt.Errorf("--random %s with --api %s: %v", b.random, b.api, err)
-		}
-		return benchSet{prompts: prompts}, plan.DatasetSpec{Name: "random", InputLen: il, OutputLen: ol}, nil
-	}
-	set, err := dataset.ShareGPT(b.data, "", n, b.seed, dataset.EngineTokenizer(b.target, b.model))
-	return benchSet{load.List(set.Prompts), set.Estimated}, plan.DatasetSpec{Name: "sharegpt", File: filepath.Base(b.data)}, err
-}
-
-func benchRecord(b benchFlags, ds plan.DatasetSpec, began time.Time, res load.Result) *record.Record {
-	api := b.api
-	spec := plan.Spec{Schema: schema.Version, Engine: plan.EngineSpec{Kind: "external"}, Model: plan.ModelSpec{ID: b.model},
-		Argv: []string{b.target}, Hardware: plan.HardwareSpec{GPU: "unknown", Count: 1},
-		Profile: plan.ProfileSpec{Kind: b.kind, Requests: b.requests, Rate: rateOf(b), Burstiness: burstOf(b), Concurrency: b.conc},
-		Benchmark: plan.BenchmarkSpec{Client: "builtin", ClientVersion: version, Dataset: ds, API: api, Seed: int(b.seed),
-			Warmup: b.warmup, Timeout: b.timeout.Seconds(), IgnoreEOS: b.ignoreEOS}}
-	if g := host.GPUs(); len(g) > 0 {
-		spec.Hardware.GPU = g[0].Name
-	}
-	prov := host.Provenance(record.Measured, began, time.Now(), version)
-	m := res.Metrics()
-	r := &record.Record{Format: record.Format, Key: spec.Key(), Trial: spec, Provenance: prov, Status: "ok", Metrics: m,
-		Notes: load.Notes(m)}
-	if m.Completed == 0 {
-		r.Status, r.Reason = "failed", "no request completed: "+strings.Join(m.FailReasons, "; ")
-	}
-	return r
-}
-
-func rateOf(b benchFlags) float64 {
-	if b.kind == "concurrency" {
-		return 0
-	}
-	return b.rate
-}
-
-func burstOf(b benchFlags) float64 {
-	if b.kind == "poisson" {
-		return b.burst
-	}
-	return 0
-}
-
-func writeBenchRecord(path string, r *record.Record, res load.Result) error {
-	side, err := record.EncodeSidecar(res.Samples, res.Engine)
-	if err != nil {
-		return err
-	}
-	r.Samples = filepath.Base(strings.TrimSuffix(path, ".json")) + ".samples.jsonl.gz"
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	if err := writeAtomic(filepath.Join(filepath.Dir(path), r.Samples), side); err != nil {
-		return err
-	}
-	data, err := record.Encode(r)
-	if err != nil {
-		return err
-	}
-	return writeAtomic(path, data)
-}
-
-// freshOutput refuses an -o record (or its samples) that exists: bench
-// never writes over a file.
-func freshOutput(path string) error {
-	if path == "" {
-		return nil
-	}
-	side := filepath.Join(filepath.Dir(path), filepath.Base(strings.TrimSuffix(path, ".json"))+".samples.jsonl.gz")
-	for _, p := range []string{path, side} {
-		if _, err := os.Lstat(p); err == nil {
-			return usagef("-o %s: %s exists; bench never writes over a file: give a new name", path, p)
-		}
-	}
-	return nil
-}
-
-// waitHealthy polls the target's /health until it answers 200.
-func waitHealthy(target string, d time.Duration) error {
-	if d <= 0 {
-		return nil
-	}
-	deadline := time.Now().Add(d)
-	url := strings.TrimRight(target, "/") + "/health"
-	for {
-		resp, err := http.Get(url)
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("--wait %s: %s did not answer 200 in that time; is the server up (and --target right)?", d, url)
-		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }

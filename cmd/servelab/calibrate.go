@@ -5,10 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"runtime"
-	"time"
 
-	"servelab.dev/execute/engine"
+	"servelab.dev/execute/bench"
 	"servelab.dev/execute/load"
 	"servelab.dev/schema"
 )
@@ -28,13 +26,11 @@ func runCalibrate(e *env, args []string) error {
 	if *procs < 1 {
 		return usagef("--procs %d: want 1 or more", *procs)
 	}
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(*procs))
-	url, stop, err := startZeroSim(*simPath)
+	sim, err := simBinary(*simPath)
 	if err != nil {
 		return err
 	}
-	defer stop()
-	c, err := load.Calibrate(context.Background(), url, "calibrate", *maxRate)
+	c, err := bench.Calibrate(context.Background(), sim, *maxRate, *procs)
 	if err != nil {
 		return err
 	}
@@ -46,27 +42,5 @@ func runCalibrate(e *env, args []string) error {
 	return nil
 }
 
-// startZeroSim runs servelab-sim with one-millisecond steps and no other
-// delay, so the client is the only bottleneck.
-func startZeroSim(path string) (string, func(), error) {
-	path, err := simBinary(path)
-	if err != nil {
-		return "", nil, err
-	}
-	logf, err := os.CreateTemp("", "servelab-calibrate-*.log")
-	if err != nil {
-		return "", nil, err
-	}
-	logf.Close()
-	spec := engine.Spec{Argv: []string{path, "vllm", "serve", "calibrate", "--max-num-seqs", "4096"},
-		Env:       map[string]string{"SERVELAB_SIM_TIMING": load.CalibrationTiming},
-		FlagStyle: "space", HostFlag: "host", PortFlag: "port", Health: "/health", Log: logf.Name()}
-	p, err := engine.Start(context.Background(), spec, 10*time.Second)
-	if err != nil {
-		os.Remove(logf.Name())
-		return "", nil, err
-	}
-	return p.URL, func() { p.Stop(); os.Remove(logf.Name()) }, nil
-}
-
+// fileExists is for simBinary (run.go).
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
