@@ -14,7 +14,7 @@ import (
 func runImport(e *env, args []string) error {
 	fs := newFlags(e, "import", "STUDY.cue --trial SELECTOR --format FORMAT FILE")
 	sel := fs.String("trial", "", "trial key (or 8+ hex prefix), or step/variant/profile[/repeat]")
-	format := fs.String("format", "", "file format: "+strings.Join(importer.Formats, ", "))
+	format := fs.String("format", "", "file format: "+strings.Join(importer.Formats(), ", "))
 	entry := fs.String("entry", "", "which run of a file holding several: its index (1-based), or rate=R and/or concurrency=C (default: the only one matching the trial)")
 	results := fs.String("results", "results", "results folder")
 	wait := fs.Duration("lock-wait", 30*time.Second, "how long to wait for another servelab holding the results folder")

@@ -6,6 +6,8 @@ import (
 	"strings"
 )
 
+var _ = register(Format{Name: "aiperf-json", Rank: 6, Parse: parseAIPerf})
+
 // aiperf-json is AIPerf's profile_export_aiperf.json (`aiperf profile`),
 // read from ai-dynamo/aiperf at commit
 // db4f6397d11ee2d4cfbb41f70b2327315163dcf0: aiperf/exporters/json_exporter.py

@@ -16,9 +16,10 @@ import (
 // "Maximum request concurrency" that is really the observed peak (seed
 // 000's blocks do): that figure is dropped with a note instead.
 func Check(r *Result, format string, spec plan.Spec) []string {
+	f := formats[format]
 	var bad []string
 	bad = append(bad, checkRequests(r, spec.Profile)...)
-	bad = append(bad, checkLoad(r, format, spec.Profile)...)
+	bad = append(bad, checkLoad(r, f, spec.Profile)...)
 	bad = append(bad, checkDataset(r, spec.Benchmark.Dataset)...)
 	if r.Model != "" && r.Model != spec.Model.ID && path.Base(r.Model) != path.Base(spec.Model.ID) {
 		bad = append(bad, fmt.Sprintf("model: the file ran %s, the trial serves %s", r.Model, spec.Model.ID))
@@ -26,7 +27,7 @@ func Check(r *Result, format string, spec plan.Spec) []string {
 	if r.Engine != "" && r.Engine != spec.Engine.Kind {
 		bad = append(bad, fmt.Sprintf("engine: the file comes from %s, the trial runs %s", r.Engine, spec.Engine.Kind))
 	}
-	if format != "vllm-text" && r.Client != spec.Benchmark.Client {
+	if !f.AnyClient && r.Client != spec.Benchmark.Client {
 		bad = append(bad, fmt.Sprintf("client: the file was written by %s, the study's benchmark client is %s", r.Client, spec.Benchmark.Client))
 	}
 	return bad
@@ -50,21 +51,21 @@ func checkRequests(r *Result, p plan.ProfileSpec) []string {
 	return nil
 }
 
-func checkLoad(r *Result, format string, p plan.ProfileSpec) []string {
+func checkLoad(r *Result, f Format, p plan.ProfileSpec) []string {
 	var bad []string
 	mc := r.Metrics.MaxConcurrency
 	switch {
 	case mc == nil && r.NoCap && p.Concurrency > 0:
 		bad = append(bad, fmt.Sprintf("concurrency: the file ran without a cap, the trial's profile keeps %d requests in flight", p.Concurrency))
 	case mc == nil:
-	case p.Concurrency == 0 && format == "vllm-text" && !r.capStated:
+	case p.Concurrency == 0 && f.PeakAsCap && !r.capStated:
 		r.note(NotePeakNotCap, strconv.Itoa(*mc))
 		r.Metrics.PeakConcurrency = peakOr(r.Metrics.PeakConcurrency, *mc)
 		r.Metrics.MaxConcurrency = nil
 	case *mc != p.Concurrency:
 		bad = append(bad, fmt.Sprintf("concurrency: the file ran with a cap of %d, the trial's profile %s", *mc, capText(p.Concurrency)))
 	}
-	if p.Kind == "concurrency" && mc == nil && !r.NoCap && format != "vllm-text" && format != "sglang-text" && format != "guidellm" {
+	if p.Kind == "concurrency" && mc == nil && !r.NoCap && !f.CapUnsaid {
 		bad = append(bad, fmt.Sprintf("concurrency: the file ran without a cap, the trial's profile keeps %d requests in flight", p.Concurrency))
 	}
 	bad = append(bad, checkRate(r.Rate, p)...)

@@ -11,6 +11,9 @@ import (
 	"servelab.dev/execute/record"
 )
 
+// guidellm prints no cap line when none was set.
+var _ = register(Format{Name: "guidellm", Rank: 5, Parse: parseGuideLLM, CapUnsaid: true})
+
 // guidellm is guidellm's benchmarks.json, read from vllm-project/guidellm
 // at v0.3.0 (ad9513fd5f8993123e9d1648cd20f532f199c72c,
 // src/guidellm/benchmark/benchmark.py), v0.5.0

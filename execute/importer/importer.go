@@ -32,9 +32,6 @@ import (
 	"servelab.dev/execute/record"
 )
 
-// Formats are the names Parse accepts.
-var Formats = []string{"vllm-text", "vllm-json", "sglang-text", "sglang-jsonl", "guidellm", "aiperf-json"}
-
 // Result is one benchmark run read from a file.
 type Result struct {
 	Metrics record.Metrics
@@ -108,21 +105,11 @@ func Parse(format string, data []byte) ([]Result, error) {
 }
 
 func parse(format string, data []byte) ([]Result, error) {
-	switch format {
-	case "vllm-text":
-		return parseText(data, vllmText)
-	case "sglang-text":
-		return parseText(data, sglangText)
-	case "vllm-json":
-		return parseVLLMJSON(data)
-	case "guidellm":
-		return parseGuideLLM(data)
-	case "sglang-jsonl":
-		return parseSGLang(data)
-	case "aiperf-json":
-		return parseAIPerf(data)
+	f, err := lookup(format)
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("unknown format %q (want %s)", format, strings.Join(Formats, ", "))
+	return f.Parse(data)
 }
 
 // Label says how an entry ran, to tell the entries of a file apart:

@@ -119,6 +119,8 @@ func (o obj) latencyKeys(d dists, family, name string) bool {
 	return found
 }
 
+var _ = register(Format{Name: "vllm-json", Rank: 2, Parse: parseVLLMJSON})
+
 // vllm-json is `vllm bench serve --save-result` (one JSON object) or
 // --append-result (one per line), read from vllm-project/vllm
 // vllm/benchmarks/serve.py at commit
@@ -234,6 +236,8 @@ func derefInt(p *int) int {
 	}
 	return *p
 }
+
+var _ = register(Format{Name: "sglang-jsonl", Rank: 4, Parse: parseSGLang})
 
 // sglang-jsonl is the JSONL `python -m sglang.bench_serving` appends to
 // its --output-file, one object per run, read from sgl-project/sglang

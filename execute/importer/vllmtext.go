@@ -79,6 +79,15 @@ import (
 // block without the figures a run needs (counts, duration, tokens and
 // the latency sections named in textFormat.sections).
 
+// The printed blocks: vLLM's names no client and may print the peak as
+// the cap; neither prints a line when no cap was set.
+var (
+	_ = register(Format{Name: "vllm-text", Rank: 1, Parse: func(d []byte) ([]Result, error) { return parseText(d, vllmText) },
+		AnyClient: true, PeakAsCap: true, CapUnsaid: true})
+	_ = register(Format{Name: "sglang-text", Rank: 3, Parse: func(d []byte) ([]Result, error) { return parseText(d, sglangText) },
+		CapUnsaid: true})
+)
+
 // textFormat is what differs between the vLLM and the SGLang block.
 type textFormat struct {
 	name, client string
