@@ -1,29 +1,23 @@
 package main
 
 import (
-	"bytes"
 	"cmp"
 	"fmt"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
-	"servelab.dev/execute/decide"
 	"servelab.dev/execute/store"
 	"servelab.dev/i18n"
-	"servelab.dev/render/export"
-	"servelab.dev/render/html"
-	"servelab.dev/render/markdown"
 	"servelab.dev/render/outdir"
-	"servelab.dev/render/report"
+	"servelab.dev/render/publish"
 )
 
 func runRender(e *env, args []string) error {
 	fs := newFlags(e, "render", "STUDY.cue... [--lang en,zh,ru] [--format md,html] -o DIR")
 	langs := fs.String("lang", strings.Join(i18n.Codes, ","), "report languages")
-	formats := fs.String("format", "md,html", "output formats: md, html")
+	formats := fs.String("format", "md,html", "output formats: "+strings.Join(publish.Formats(), ", "))
 	out := fs.String("o", "", "output folder")
 	results := fs.String("results", "results", "results folder")
 	echarts := fs.String("echarts", "", "the pinned npm echarts package the HTML charts need (default: $SERVELAB_ECHARTS, else site/node_modules/echarts, which make site-deps installs)")
@@ -45,14 +39,10 @@ func runRender(e *env, args []string) error {
 	if _, err := outdir.Written(*out, "-o"); err != nil {
 		return err // before any work: a folder servelab did not create is refused
 	}
-	var ech map[string][]byte
-	if fm["html"] {
-		if *echarts == "" {
-			*echarts = cmp.Or(os.Getenv("SERVELAB_ECHARTS"), "site/node_modules/echarts")
-		}
-		if ech, err = html.ECharts(*echarts); err != nil {
-			return err
-		}
+	chosen := slices.Sorted(maps.Keys(fm))
+	assets, err := publish.Assets(chosen, cmp.Or(*echarts, os.Getenv("SERVELAB_ECHARTS"), "site/node_modules/echarts"))
+	if err != nil {
+		return err
 	}
 	rs, err := loadRecords(e, store.Open(*results))
 	if err != nil {
@@ -63,12 +53,20 @@ func runRender(e *env, args []string) error {
 		return err
 	}
 	for _, file := range pos {
-		if err := renderStudy(e, file, dir, ls, fm, rs); err != nil {
+		s, err := loadStudy(file)
+		if err != nil {
+			return err
+		}
+		written, err := publish.Study(dir, s, rs, ls, chosen)
+		for _, path := range written {
+			fmt.Fprintln(e.stdout, path)
+		}
+		if err != nil {
 			return err
 		}
 	}
-	if fm["html"] {
-		return writeAssets(dir, ech)
+	if len(assets) > 0 {
+		return publish.WriteAssets(dir, assets)
 	}
 	return nil
 }
@@ -89,68 +87,10 @@ func outFormats(list string) (map[string]bool, error) {
 	out := map[string]bool{}
 	for _, f := range strings.Split(list, ",") {
 		f = strings.TrimSpace(f)
-		if f != "md" && f != "html" {
-			return nil, usagef("--format: unknown format %q (want md, html)", f)
+		if err := publish.Check(f); err != nil {
+			return nil, usagef("--format: %v", err)
 		}
 		out[f] = true
 	}
 	return out, nil
-}
-
-func renderStudy(e *env, file string, dir *outdir.Dir, ls []*i18n.Printer, fm map[string]bool, rs decide.Records) error {
-	s, err := loadStudy(file)
-	if err != nil {
-		return err
-	}
-	a, err := decide.Analyze(s, rs, decide.Auto)
-	if err != nil {
-		return err
-	}
-	doc := report.Build(s, a, a.Runs)
-	beside, err := export.Beside(s, a.Plan.Final)
-	if err != nil {
-		return err
-	}
-	for _, name := range slices.Sorted(maps.Keys(beside)) {
-		if err := dir.Write(name, beside[name]); err != nil {
-			return err
-		}
-	}
-	for _, p := range ls {
-		base := s.ID + "." + p.Lang()
-		if fm["md"] {
-			var b bytes.Buffer
-			if err := markdown.Write(&b, doc, p, markdown.Options{}); err != nil {
-				return err
-			}
-			if err := dir.Write(base+".md", b.Bytes()); err != nil {
-				return err
-			}
-			fmt.Fprintln(e.stdout, filepath.Join(dir.Path, base+".md"))
-		}
-		if fm["html"] {
-			var b bytes.Buffer
-			if err := html.Write(&b, doc, p, html.Options{Assets: "assets/"}); err != nil {
-				return err
-			}
-			if err := dir.Write(base+".html", b.Bytes()); err != nil {
-				return err
-			}
-			fmt.Fprintln(e.stdout, filepath.Join(dir.Path, base+".html"))
-		}
-	}
-	return nil
-}
-
-func writeAssets(dir *outdir.Dir, echarts map[string][]byte) error {
-	files := html.Assets()
-	for name, data := range echarts {
-		files[name] = data
-	}
-	for _, name := range slices.Sorted(maps.Keys(files)) {
-		if err := dir.Write("assets/"+name, files[name]); err != nil {
-			return err
-		}
-	}
-	return nil
 }
