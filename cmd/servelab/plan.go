@@ -45,19 +45,10 @@ func runPlan(e *env, args []string) error {
 	return plan.WriteTable(e.stdout, p, s.Benchmark.Repeats > 1)
 }
 
-// checkPlan names every trial the plan can run now that has no record:
-// results were not committed with a study change. Pending trials (behind
-// an undecided step) are named too, by step and variant.
+// checkPlan prints the trials the plan can run (or will, once earlier
+// steps are decided) that have no record, and fails on any.
 func checkPlan(e *env, p *plan.Plan) error {
-	var missing []string
-	for _, t := range p.Trials {
-		switch t.Status {
-		case plan.Runnable:
-			missing = append(missing, fmt.Sprintf("%s/%s/%s/%d %s", t.Step, t.Variant, t.Profile, t.Repeat, t.Key[:plan.KeyPrefix]))
-		case plan.Pending:
-			missing = append(missing, fmt.Sprintf("%s/%s/%s/%d (pending)", t.Step, t.Variant, t.Profile, t.Repeat))
-		}
-	}
+	missing := plan.Unrecorded(p)
 	if len(missing) == 0 {
 		fmt.Fprintf(e.stdout, "%s: every planned trial has a record\n", p.Study)
 		return nil

@@ -48,3 +48,20 @@ func matches(t *Trial, sel string, parts []string) bool {
 	}
 	return t.HasRole(parts[0] + "/" + parts[1])
 }
+
+// Unrecorded names every trial of p that has no record, as
+// step/variant/profile/repeat: with its key prefix when it can run now,
+// marked (pending) when it waits behind an undecided step. `servelab
+// plan --check` fails on any (results not committed with a study change).
+func Unrecorded(p *Plan) []string {
+	var missing []string
+	for _, t := range p.Trials {
+		switch t.Status {
+		case Runnable:
+			missing = append(missing, fmt.Sprintf("%s/%s/%s/%d %s", t.Step, t.Variant, t.Profile, t.Repeat, t.Key[:KeyPrefix]))
+		case Pending:
+			missing = append(missing, fmt.Sprintf("%s/%s/%s/%d (pending)", t.Step, t.Variant, t.Profile, t.Repeat))
+		}
+	}
+	return missing
+}

@@ -33,3 +33,18 @@ func TestSelect(t *testing.T) {
 		}
 	}
 }
+
+func TestUnrecorded(t *testing.T) {
+	p := &Plan{Trials: []*Trial{
+		{Key: "76a1cd8311112222aaaa", Step: "engine", Variant: "vllm", Profile: "c4", Status: Runnable},
+		{Key: "c6782d7299990000bbbb", Step: "engine", Variant: "sglang", Profile: "c4", Status: Cached},
+		{Step: "batch", Variant: "64", Profile: "c4", Repeat: 1, Status: Pending},
+	}}
+	want := []string{"engine/vllm/c4/0 76a1cd831111", "batch/64/c4/1 (pending)"}
+	if got := Unrecorded(p); strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got := Unrecorded(&Plan{}); len(got) != 0 {
+		t.Errorf("an empty plan misses %q", got)
+	}
+}
