@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"net"
-	"net/http"
 
 	"servelab.dev/site"
 )
@@ -42,27 +40,15 @@ func runSite(e *env, args []string) error {
 	if *serve == "" {
 		return nil
 	}
-	return serveDir(e, *out, *serve)
+	return site.Serve(*out, *serve, func(addr string) {
+		fmt.Fprintf(e.stdout, "serving %s on http://%s/ (Ctrl-C stops)\n", *out, addr)
+	})
 }
 
-// serveDir serves dir on a loopback address only: a preview, not a
-// public server.
-func serveDir(e *env, dir, addr string) error {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "serving %s on http://%s/ (Ctrl-C stops)\n", dir, ln.Addr())
-	return http.Serve(ln, http.FileServer(http.Dir(dir)))
-}
-
+// loopback checks --serve.
 func loopback(addr string) error {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
+	if err := site.CheckServeAddr(addr); err != nil {
 		return usagef("--serve %s: %v", addr, err)
-	}
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		return usagef("--serve %s: only loopback addresses (127.0.0.1, ::1, localhost)", addr)
 	}
 	return nil
 }
