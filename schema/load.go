@@ -22,6 +22,15 @@ import (
 // ImportPath is the path a study file imports the schema by.
 const ImportPath = "servelab.dev/schema"
 
+// PackageDir is where stock cue tools look for the schema in a module
+// of studies (`servelab schema export` writes Files there), and
+// ModuleFile the module's file, written with Module when missing.
+var (
+	PackageDir = filepath.Join("cue.mod", "pkg", filepath.FromSlash(ImportPath))
+	ModuleFile = filepath.Join("cue.mod", "module.cue")
+	Module     = []byte("module: \"studies.local\"\nlanguage: version: \"v0.17.0\"\n")
+)
+
 // Version is the schema version; it is part of every trial key, so a
 // change that alters how a study is measured must bump it.
 const Version = 1

@@ -2,9 +2,10 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 
 	"servelab.dev/execute/store"
 	"servelab.dev/render/outdir"
@@ -24,51 +25,27 @@ func runSchema(e *env, args []string) error {
 		return usagef("want: servelab schema export DIR")
 	}
 	files := schema.Files()
-	dir, err := schemaDir(filepath.Join(pos[1], "cue.mod", "pkg", filepath.FromSlash(schema.ImportPath)), files)
+	known := map[string]bool{}
+	for n := range files {
+		known[n] = true
+	}
+	dir, err := outdir.Adopt(filepath.Join(pos[1], schema.PackageDir), "schema export", known)
 	if err != nil {
 		return err
 	}
-	mod := filepath.Join(pos[1], "cue.mod", "module.cue")
+	mod := filepath.Join(pos[1], schema.ModuleFile)
 	if _, err := os.Stat(mod); os.IsNotExist(err) {
-		if err := writeAtomic(mod, []byte("module: \"studies.local\"\nlanguage: version: \"v0.17.0\"\n")); err != nil {
+		if err := writeAtomic(mod, schema.Module); err != nil {
 			return err
 		}
 	}
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(files)) {
 		if err := dir.Write(n, files[n]); err != nil {
 			return err
 		}
 		fmt.Fprintln(e.stdout, filepath.Join(dir.Path, n))
 	}
 	return nil
-}
-
-// schemaDir claims the schema's package folder. An export made before
-// the folder had a marker holds only the schema's own file names: it is
-// taken as servelab's; anything else there is refused.
-func schemaDir(dir string, files map[string][]byte) (*outdir.Dir, error) {
-	if _, err := os.Stat(filepath.Join(dir, outdir.Marker)); os.IsNotExist(err) {
-		ents, _ := os.ReadDir(dir)
-		own := map[string]bool{}
-		for _, e := range ents {
-			if files[e.Name()] == nil || e.IsDir() {
-				own = nil
-				break
-			}
-			own[e.Name()] = true
-		}
-		if len(own) > 0 {
-			if err := writeAtomic(filepath.Join(dir, outdir.Marker), outdir.Manifest(own)); err != nil {
-				return nil, err
-			}
-		}
-	}
-	return outdir.Open(dir, "schema export")
 }
 
 // writeAtomic replaces path with data through a temporary file and a

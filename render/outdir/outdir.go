@@ -51,6 +51,30 @@ func Open(dir, flag string) (*Dir, error) {
 	return d, d.save()
 }
 
+// Adopt is Open for a folder servelab wrote before it had markers: a
+// folder without a marker that holds only files named in known (no
+// subfolders) is taken as servelab's, and a marker listing them is
+// written first; anything else is Open's decision.
+func Adopt(dir, flag string, known map[string]bool) (*Dir, error) {
+	if _, err := os.Stat(filepath.Join(dir, Marker)); errors.Is(err, fs.ErrNotExist) {
+		ents, _ := os.ReadDir(dir)
+		own := map[string]bool{}
+		for _, e := range ents {
+			if !known[e.Name()] || e.IsDir() {
+				own = nil
+				break
+			}
+			own[e.Name()] = true
+		}
+		if len(own) > 0 {
+			if err := store.WriteAtomic(filepath.Join(dir, Marker), Manifest(own)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return Open(dir, flag)
+}
+
 // Written returns the files servelab wrote in dir, as its marker lists
 // them: none when dir is missing or empty. A folder with files but no
 // marker is refused: servelab did not create it.

@@ -84,3 +84,30 @@ func FuzzMarker(f *testing.F) {
 		}
 	})
 }
+
+// An export from before markers (only known names) is adopted; a
+// folder with anything else in it is refused, untouched.
+func TestAdopt(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "study.cue"), []byte("old"), 0o644)
+	d, err := Adopt(dir, "schema export", map[string]bool{"study.cue": true, "gpus.cue": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Write("study.cue", []byte("new")); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, Marker)); !strings.Contains(string(b), "\nstudy.cue\n") {
+		t.Errorf("marker %q", b)
+	}
+
+	other := t.TempDir()
+	os.WriteFile(filepath.Join(other, "study.cue"), []byte("old"), 0o644)
+	os.WriteFile(filepath.Join(other, "mine.cue"), []byte("mine"), 0o644)
+	if _, err := Adopt(other, "schema export", map[string]bool{"study.cue": true}); err == nil || !strings.Contains(err.Error(), "servelab did not create it") {
+		t.Errorf("a folder with a file of the user's: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(other, Marker)); !os.IsNotExist(err) {
+		t.Error("a marker was written into a folder that is not servelab's")
+	}
+}
