@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"golang.org/x/text/feature/plural"
 	"golang.org/x/text/language"
@@ -21,34 +22,115 @@ import (
 	"golang.org/x/text/number"
 )
 
+// A Language is one report language and its catalog. Each language's
+// file registers one (en.go, zh.go, ru.go), so adding a language is a
+// one-file change for the catalogs; TestCatalogsComplete lists what a
+// new one lacks.
+type Language struct {
+	Code string // as in file names and URLs: zh
+	Tag  language.Tag
+	Name string // in itself, for language choosers
+	Rank int    // position in Codes
+	// Messages are the texts by English key; a key missing from English
+	// is its own text. They hold no Markdown or HTML markup: writers
+	// escape what comes from studies and records, and trust these.
+	Messages map[string]string
+	// Plurals are the messages whose form depends on their first
+	// argument, a count.
+	Plurals map[string]Plural
+	// Units spell unit symbols as the language writes them (Printer.Unit).
+	Units map[string]string
+	// Terms and Avoid are the glossary's words (see Term).
+	Terms map[string]string
+	Avoid map[string][]string
+}
+
+// Plural is a message's forms by CLDR plural category; a message with
+// only Other has one form.
+type Plural struct{ One, Few, Many, Other string }
+
+var registry = map[string]*Language{}
+
+func register(l Language) bool {
+	if _, dup := registry[l.Code]; dup {
+		panic("i18n: language " + l.Code + " registered twice")
+	}
+	registry[l.Code] = &l
+	return true
+}
+
 // Codes are the report languages, in the order reports list them.
-var Codes = []string{"en", "zh", "ru"}
+func Codes() []string { return built().codes }
 
-var tags = map[string]language.Tag{"en": language.English, "zh": language.SimplifiedChinese, "ru": language.Russian}
+// Name is the language's name in itself, for language choosers.
+func Name(code string) string {
+	if l := registry[code]; l != nil {
+		return l.Name
+	}
+	return code
+}
 
-// Names are the languages' names in themselves, for language choosers.
-var Names = map[string]string{"en": "English", "zh": "中文", "ru": "Русский"}
+type catalogs struct {
+	codes []string
+	cat   *catalog.Builder
+	known map[string]bool
+}
 
-var cat = build()
-
-func build() *catalog.Builder {
-	b := catalog.NewBuilder(catalog.Fallback(language.English))
-	for _, m := range messages {
-		en := m.key
-		if e, ok := metricEnglish[m.key]; ok {
-			en = e
+// built assembles the registered languages once, after every
+// language's file has registered.
+var built = sync.OnceValue(func() catalogs {
+	c := catalogs{cat: catalog.NewBuilder(catalog.Fallback(language.English)), known: map[string]bool{}}
+	for code := range registry {
+		c.codes = append(c.codes, code)
+	}
+	sort.Slice(c.codes, func(i, j int) bool {
+		a, b := registry[c.codes[i]], registry[c.codes[j]]
+		return a.Rank < b.Rank || a.Rank == b.Rank && a.Code < b.Code
+	})
+	for _, l := range registry {
+		for k := range l.Messages {
+			c.known[k] = true
 		}
-		must(b.SetString(language.English, m.key, en))
-		must(b.SetString(language.SimplifiedChinese, m.key, m.zh))
-		must(b.SetString(language.Russian, m.key, m.ru))
+		for k := range l.Plurals {
+			c.known[k] = true
+		}
 	}
-	for _, m := range plurals {
-		must(b.Set(language.English, m.key, plural.Selectf(1, "%d", plural.One, m.enOne, plural.Other, m.key)))
-		must(b.SetString(language.SimplifiedChinese, m.key, m.zh))
-		must(b.Set(language.Russian, m.key, plural.Selectf(1, "%d",
-			plural.One, m.ruOne, plural.Few, m.ruFew, plural.Many, m.ruMany, plural.Other, m.ruFew)))
+	for _, l := range registry {
+		for k := range c.known {
+			add(c.cat, l, k)
+		}
 	}
-	return b
+	return c
+})
+
+// add sets key's text in l; a key l lacks falls back to English (the
+// catalog test reports it), and English's own text of a key is the key.
+func add(b *catalog.Builder, l *Language, key string) {
+	if p, ok := l.Plurals[key]; ok {
+		var cases []any
+		for _, c := range []struct {
+			form plural.Form
+			text string
+		}{{plural.One, p.One}, {plural.Few, p.Few}, {plural.Many, p.Many}} {
+			if c.text != "" {
+				cases = append(cases, c.form, c.text)
+			}
+		}
+		if len(cases) == 0 {
+			must(b.SetString(l.Tag, key, p.Other))
+			return
+		}
+		must(b.Set(l.Tag, key, plural.Selectf(1, "%d", append(cases, plural.Other, p.Other)...)))
+		return
+	}
+	text, ok := l.Messages[key]
+	if !ok && l.Tag != language.English {
+		return
+	}
+	if !ok {
+		text = key
+	}
+	must(b.SetString(l.Tag, key, text))
 }
 
 func must(err error) {
@@ -65,11 +147,11 @@ type Printer struct {
 
 // New returns the printer for a language code (en, zh, ru).
 func New(lang string) (*Printer, error) {
-	t, ok := tags[lang]
+	l, ok := registry[lang]
 	if !ok {
-		return nil, fmt.Errorf("unknown language %q (want %s)", lang, strings.Join(Codes, ", "))
+		return nil, fmt.Errorf("unknown language %q (want %s)", lang, strings.Join(Codes(), ", "))
 	}
-	return &Printer{lang: lang, p: message.NewPrinter(t, message.Catalog(cat))}, nil
+	return &Printer{lang: lang, p: message.NewPrinter(l.Tag, message.Catalog(built().cat))}, nil
 }
 
 // MustNew is New for languages known to exist.
@@ -94,41 +176,26 @@ func (p *Printer) Num(v float64, prec int) string {
 // Unit spells a unit symbol as the language writes it: Russian text uses
 // Russian symbols (с, мс); Chinese technical text keeps the SI symbols.
 func (p *Printer) Unit(u string) string {
-	if s, ok := units[p.lang][u]; ok {
+	if s, ok := registry[p.lang].Units[u]; ok {
 		return s
 	}
 	return u
-}
-
-var units = map[string]map[string]string{
-	"ru": {"s": "с", "ms": "мс", "tok/s": "ток/с", "req/s": "запр/с", "GiB": "ГиБ", "TB/s": "ТБ/с"},
 }
 
 // T formats the message key in the printer's language. A key missing
 // from the catalog is a programming error the tests catch; it prints in
 // English with a marker so it cannot pass unnoticed.
 func (p *Printer) T(key string, args ...any) string {
-	if !known[key] {
+	if !built().known[key] {
 		return "[untranslated] " + fmt.Sprintf(key, args...)
 	}
 	return p.p.Sprintf(key, args...)
 }
 
-var known = func() map[string]bool {
-	k := map[string]bool{}
-	for _, m := range messages {
-		k[m.key] = true
-	}
-	for _, m := range plurals {
-		k[m.key] = true
-	}
-	return k
-}()
-
 // Keys lists every message key.
 func Keys() []string {
 	var out []string
-	for k := range known {
+	for k := range built().known {
 		out = append(out, k)
 	}
 	sort.Strings(out)
@@ -137,10 +204,13 @@ func Keys() []string {
 
 // Match picks the report language for an Accept-Language header.
 func Match(accept string) string {
-	supported := []language.Tag{language.English, language.SimplifiedChinese, language.Russian}
+	var supported []language.Tag
+	for _, c := range Codes() {
+		supported = append(supported, registry[c].Tag)
+	}
 	want, _, _ := language.ParseAcceptLanguage(accept)
 	_, i, _ := language.NewMatcher(supported).Match(want...)
-	return Codes[i]
+	return Codes()[i]
 }
 
 // Glossary are the terms reports keep in their original spelling in

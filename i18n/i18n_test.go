@@ -24,37 +24,60 @@ func verbs(s string) []string {
 	return out
 }
 
-// Every key has a Chinese and a Russian text with the same arguments,
-// and no markup (writers trust catalog text).
+// texts are every text of key in l: its message or its plural forms.
+func texts(l *Language, key string) []string {
+	if p, ok := l.Plurals[key]; ok {
+		var out []string
+		for _, f := range []string{p.One, p.Few, p.Many, p.Other} {
+			if f != "" {
+				out = append(out, f)
+			}
+		}
+		return out
+	}
+	if s, ok := l.Messages[key]; ok {
+		return []string{s}
+	}
+	if l.Code == "en" {
+		return []string{key}
+	}
+	return nil
+}
+
+// Every key has a text in every language with the same arguments, and
+// no markup (writers trust catalog text); a plural message is plural in
+// every language, with an Other form.
 func TestCatalogsComplete(t *testing.T) {
-	seen := map[string]bool{}
-	check := func(key string, texts ...string) {
-		if seen[key] {
-			t.Errorf("key %q defined twice", key)
-		}
-		seen[key] = true
+	if len(Codes()) < 2 || Codes()[0] != "en" {
+		t.Fatalf("languages %v: English first, and others", Codes())
+	}
+	for _, key := range Keys() {
 		want := strings.Join(verbs(key), "")
-		for _, s := range texts {
-			if strings.TrimSpace(s) == "" {
-				t.Errorf("%q: empty translation", key)
+		for _, code := range Codes() {
+			l := registry[code]
+			_, plural := l.Plurals[key]
+			if _, other := registry["ru"].Plurals[key]; plural != other {
+				t.Errorf("%s: %q is plural in one language and not in another", code, key)
 			}
-			if got := strings.Join(verbs(s), ""); got != want && !strings.HasPrefix(key, "metric ") {
-				t.Errorf("%q: translation %q has verbs %q, want %q", key, s, got, want)
+			ts := texts(l, key)
+			if len(ts) == 0 {
+				t.Errorf("%s: no text for %q", code, key)
 			}
-			if strings.ContainsAny(verbRE.ReplaceAllString(s, ""), "*_[]<>|`\\") {
-				t.Errorf("%q: markup characters in %q", key, s)
+			if plural && l.Plurals[key].Other == "" {
+				t.Errorf("%s: %q has no Other form", code, key)
+			}
+			for _, s := range ts {
+				if strings.TrimSpace(s) == "" {
+					t.Errorf("%s: %q: empty translation", code, key)
+				}
+				if got := strings.Join(verbs(s), ""); got != want && !strings.HasPrefix(key, "metric ") {
+					t.Errorf("%s: %q: translation %q has verbs %q, want %q", code, key, s, got, want)
+				}
+				if strings.ContainsAny(verbRE.ReplaceAllString(s, ""), "*_[]<>|`\\") {
+					t.Errorf("%s: %q: markup characters in %q", code, key, s)
+				}
 			}
 		}
-	}
-	for _, m := range messages {
-		en := m.key
-		if e, ok := metricEnglish[m.key]; ok {
-			en = e
-		}
-		check(m.key, en, m.zh, m.ru)
-	}
-	for _, m := range plurals {
-		check(m.key, m.key, m.enOne, m.zh, m.ruOne, m.ruFew, m.ruMany)
 	}
 }
 
@@ -80,7 +103,7 @@ func TestUsedKeysExist(t *testing.T) {
 			if key == "metric " {
 				continue // metricName appends the metric
 			}
-			if !known[key] {
+			if !built().known[key] {
 				t.Errorf("%s: message %q is not in the catalog", f, key)
 			}
 		}
@@ -117,22 +140,20 @@ func TestUnknownKeyIsMarked(t *testing.T) {
 }
 
 // Every catalog message that names a glossary concept in English names
-// it with the glossary's words in Chinese and Russian.
+// it with the glossary's words in every other language.
 func TestCatalogsUseGlossary(t *testing.T) {
-	for _, m := range messages {
-		en := strings.ToLower(m.key)
-		if e, ok := metricEnglish[m.key]; ok {
-			en = strings.ToLower(e)
-		}
+	for _, key := range Keys() {
+		en := strings.ToLower(texts(registry["en"], key)[0])
 		for _, term := range Terms {
 			if !regexp.MustCompile(`\b` + regexp.QuoteMeta(term.EN) + `(\b|\W|$)`).MatchString(en) {
 				continue
 			}
-			if !strings.Contains(m.zh, term.ZH) {
-				t.Errorf("%q: Chinese %q lacks %q", m.key, m.zh, term.ZH)
-			}
-			if !strings.Contains(strings.ToLower(m.ru), term.RU) {
-				t.Errorf("%q: Russian %q lacks %q", m.key, m.ru, term.RU)
+			for _, code := range Codes()[1:] {
+				for _, s := range texts(registry[code], key) {
+					if w := term.Word(code); !strings.Contains(strings.ToLower(s), strings.ToLower(w)) {
+						t.Errorf("%s: %q: %q lacks %q", code, key, s, w)
+					}
+				}
 			}
 		}
 	}
@@ -141,9 +162,11 @@ func TestCatalogsUseGlossary(t *testing.T) {
 // Chinese messages use full-width punctuation next to Chinese text.
 func TestChinesePunctuation(t *testing.T) {
 	bad := regexp.MustCompile(`\p{Han}[,;:()!?]|[,;:()!?]\p{Han}`)
-	for _, m := range messages {
-		if s := verbRE.ReplaceAllString(m.zh, "X"); bad.MatchString(s) {
-			t.Errorf("%q: half-width punctuation in %q", m.key, m.zh)
+	for _, key := range Keys() {
+		for _, s := range texts(registry["zh"], key) {
+			if bad.MatchString(verbRE.ReplaceAllString(s, "X")) {
+				t.Errorf("%q: half-width punctuation in %q", key, s)
+			}
 		}
 	}
 }

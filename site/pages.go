@@ -39,7 +39,7 @@ func head(p *i18n.Printer, file string) template.HTML {
 	b.WriteString(`<link rel="icon" href="../assets/favicon.svg" type="image/svg+xml">` + "\n")
 	b.WriteString(`<link rel="stylesheet" href="../assets/site.css">` + "\n")
 	b.WriteString(`<script src="../assets/site.js" defer></script>` + "\n")
-	for _, l := range i18n.Codes {
+	for _, l := range i18n.Codes() {
 		fmt.Fprintf(&b, `<link rel="alternate" hreflang="%s" href="../%s/%s">`+"\n", l, l, file)
 	}
 	fmt.Fprintf(&b, `<link rel="alternate" hreflang="x-default" href="../index.html">`+"\n")
@@ -55,12 +55,12 @@ func header(p *i18n.Printer, file, source string) template.HTML {
 		fmt.Fprintf(&b, ` <a href="%s" type="text/markdown">%s</a>`, template.HTMLEscapeString(source), template.HTMLEscapeString(p.T("Markdown source")))
 	}
 	fmt.Fprintf(&b, `<span class="spacer"></span><nav class="languages" aria-label="%s">`, template.HTMLEscapeString(p.T("Language")))
-	for _, l := range i18n.Codes {
+	for _, l := range i18n.Codes() {
 		cur := ""
 		if l == p.Lang() {
 			cur = ` aria-current="page"`
 		}
-		fmt.Fprintf(&b, ` <a href="../%s/%s" hreflang="%s" lang="%s"%s>%s</a>`, l, file, l, l, cur, i18n.Names[l])
+		fmt.Fprintf(&b, ` <a href="../%s/%s" hreflang="%s" lang="%s"%s>%s</a>`, l, file, l, l, cur, i18n.Name(l))
 	}
 	b.WriteString("</nav></header>\n")
 	return template.HTML(b.String())
@@ -200,8 +200,8 @@ var rootPage = template.Must(template.New("root").Parse(`<!DOCTYPE html>
 func writeRoot(dir string) error {
 	type lang struct{ Code, Name, Intro string }
 	var langs []lang
-	for _, l := range i18n.Codes {
-		langs = append(langs, lang{l, i18n.Names[l], i18n.MustNew(l).T("servelab studies: LLM serving tuning, step by step, from recorded benchmarks.")})
+	for _, l := range i18n.Codes() {
+		langs = append(langs, lang{l, i18n.Name(l), i18n.MustNew(l).T("servelab studies: LLM serving tuning, step by step, from recorded benchmarks.")})
 	}
 	var b bytes.Buffer
 	if err := rootPage.Execute(&b, map[string]any{"CSP": CSP, "Langs": langs}); err != nil {
@@ -219,10 +219,10 @@ func writeSitemap(dir string, pages []page, base string) error {
 	for _, pg := range pages {
 		files = append(files, pg.s.ID+".html")
 	}
-	for _, l := range i18n.Codes {
+	for _, l := range i18n.Codes() {
 		for _, f := range files {
 			fmt.Fprintf(&b, "<url><loc>%s%s/%s</loc>", template.HTMLEscapeString(base), l, f)
-			for _, alt := range i18n.Codes {
+			for _, alt := range i18n.Codes() {
 				fmt.Fprintf(&b, `<xhtml:link rel="alternate" hreflang="%s" href="%s%s/%s"/>`, alt, template.HTMLEscapeString(base), alt, f)
 			}
 			b.WriteString("</url>\n")

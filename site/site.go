@@ -199,7 +199,7 @@ func write(dir string, pages []page, o Options) error {
 	if err := writeAssets(filepath.Join(dir, "assets"), o.ECharts); err != nil {
 		return err
 	}
-	for _, lang := range i18n.Codes {
+	for _, lang := range i18n.Codes() {
 		p := i18n.MustNew(lang)
 		if err := os.MkdirAll(filepath.Join(dir, lang), 0o755); err != nil {
 			return err

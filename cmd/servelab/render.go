@@ -16,7 +16,7 @@ import (
 
 func runRender(e *env, args []string) error {
 	fs := newFlags(e, "render", "STUDY.cue... [--lang en,zh,ru] [--format md,html] -o DIR")
-	langs := fs.String("lang", strings.Join(i18n.Codes, ","), "report languages")
+	langs := fs.String("lang", strings.Join(i18n.Codes(), ","), "report languages")
 	formats := fs.String("format", "md,html", "output formats: "+strings.Join(publish.Formats(), ", "))
 	out := fs.String("o", "", "output folder")
 	results := fs.String("results", "results", "results folder")

@@ -219,14 +219,11 @@ func TestGoldenPagesUseGlossary(t *testing.T) {
 			page := string(pages[id+"."+lang+".md"])
 			prose := fenceRE.ReplaceAllString(page, "")
 			for _, term := range i18n.Terms {
-				w := term.ZH
-				if lang == "ru" {
-					w = term.RU
-				}
+				w := term.Word(lang)
 				if term.Required && !strings.Contains(strings.ToLower(prose), strings.ToLower(w)) {
 					t.Errorf("%s.%s: glossary term %q (%s) missing", id, lang, w, term.EN)
 				}
-				for _, bad := range term.Not[lang] {
+				for _, bad := range term.Avoid(lang) {
 					if strings.Contains(prose, bad) {
 						t.Errorf("%s.%s: %q instead of the glossary's %q", id, lang, bad, w)
 					}

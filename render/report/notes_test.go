@@ -37,7 +37,7 @@ func TestImportNotesUnderRuns(t *testing.T) {
 	}
 	reports := renderAll(t, s, a, withNotes)
 	gloss := append(append([]string{}, i18n.Glossary...), "servelab")
-	for _, lang := range i18n.Codes {
+	for _, lang := range i18n.Codes() {
 		p := i18n.MustNew(lang)
 		text := string(reports[id+"."+lang+".md"])
 		for _, n := range notes {

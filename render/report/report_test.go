@@ -58,7 +58,7 @@ func seed(t *testing.T, id string) (*schema.Study, *decide.Analysis, decide.Runs
 func renderAll(t *testing.T, s *schema.Study, a *decide.Analysis, runs decide.Runs) map[string][]byte {
 	doc := Build(s, a, runs)
 	out := map[string][]byte{}
-	for _, lang := range i18n.Codes {
+	for _, lang := range i18n.Codes() {
 		p := i18n.MustNew(lang)
 		var md, h bytes.Buffer
 		if err := markdown.Write(&md, doc, p, markdown.Options{}); err != nil {
@@ -188,7 +188,7 @@ func TestHostileStudyTextIsInert(t *testing.T) {
 	s.Notes = append(s.Notes, schema.Text{EN: evil, ZH: evil, RU: evil})
 	s.Steps[0].Title = schema.Text{EN: "Engine " + evil, ZH: evil, RU: evil}
 	doc := Build(s, a, runs)
-	for _, lang := range i18n.Codes {
+	for _, lang := range i18n.Codes() {
 		var h bytes.Buffer
 		if err := rhtml.Write(&h, doc, i18n.MustNew(lang), rhtml.Options{Assets: "assets/"}); err != nil {
 			t.Fatal(err)
@@ -271,7 +271,7 @@ func TestSimulatedBanner(t *testing.T) {
 	if _, ok := doc.Blocks[0].(d.Banner); !ok {
 		t.Fatalf("first block is %T, want the banner", doc.Blocks[0])
 	}
-	for _, lang := range i18n.Codes {
+	for _, lang := range i18n.Codes() {
 		var md bytes.Buffer
 		markdown.Write(&md, doc, i18n.MustNew(lang), markdown.Options{})
 		if !strings.Contains(strings.SplitN(md.String(), "\n## ", 2)[0], "servelab-sim") {

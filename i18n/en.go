@@ -1,0 +1,38 @@
+package i18n
+
+import "golang.org/x/text/language"
+
+// English is the source language: a message's key is its English text,
+// except where Messages says otherwise.
+var _ = register(Language{
+	Code: "en", Tag: language.English, Name: "English", Rank: 0,
+	// The metric keys' texts (the key itself would read "metric …").
+	Messages: map[string]string{
+		"metric latency.mean":       "mean latency",
+		"metric latency.median":     "median latency",
+		"metric latency.p99":        "P99 latency",
+		"metric ttft.mean":          "mean TTFT",
+		"metric ttft.p99":           "P99 TTFT",
+		"metric tpot.mean":          "mean TPOT",
+		"metric itl.mean":           "mean ITL",
+		"metric output_throughput":  "output token throughput",
+		"metric request_throughput": "request throughput",
+		"metric total_throughput":   "total token throughput",
+		"metric tpot.p99":           "P99 TPOT",
+		"metric latency.p90":        "P90 latency",
+		"metric ttft.p90":           "P90 TTFT",
+		"metric tpot.p90":           "P90 TPOT",
+		"metric goodput":            "goodput (requests/s within the SLO)",
+		"metric failed":             "share of failed requests",
+		"metric capacity":           "highest request rate within the SLO",
+	},
+	Plurals: map[string]Plural{
+		"Each profile starts with %d warm-up requests, which are not measured.": {
+			One:   "Each profile starts with %d warm-up request, which is not measured.",
+			Other: "Each profile starts with %d warm-up requests, which are not measured."},
+		"Each trial is repeated %d times.": {
+			One:   "Each trial runs %d time.",
+			Other: "Each trial is repeated %d times."},
+	},
+	Terms: map[string]string{},
+})
