@@ -27,8 +27,8 @@ func runExport(e *env, args []string) error {
 	}
 	formats := strings.Split(*format, ",")
 	for _, f := range formats {
-		if f != "all" && !slices.Contains(export.Formats, f) {
-			return usagef("--format %q: want %s or all", f, strings.Join(export.Formats, ", "))
+		if f != "all" && !slices.Contains(export.Formats(), f) {
+			return usagef("--format %q: want %s or all", f, strings.Join(export.Formats(), ", "))
 		}
 	}
 	if *out == "" && (len(formats) != 1 || formats[0] == "all") {

@@ -43,6 +43,8 @@ type composeDevice struct {
 	Capabilities []string `json:"capabilities"`
 }
 
+var _ = register(Format{Name: "compose", File: "compose.yaml", Label: "Docker Compose", Rank: 2, Write: Compose})
+
 // Compose is c as a Compose service. Compose interpolates '$' in every
 // value, so each '$' of the argv and env is written as '$$', which
 // Compose turns back into one.

@@ -26,6 +26,8 @@ func DockerArgv(c Config) []string {
 	return append(argv, c.ServeArgv()[1:]...)
 }
 
+var _ = register(Format{Name: "docker", File: "docker-run.sh", Label: "docker run", Rank: 1, Write: Docker})
+
 // Docker is DockerArgv as a bash script, one option per line.
 func Docker(c Config) ([]byte, error) {
 	argv := DockerArgv(c)

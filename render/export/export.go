@@ -18,13 +18,49 @@ import (
 	"servelab.dev/schema/plan"
 )
 
+// A Format is one deployment format. Each format's file registers its
+// own, so adding a format is a one-file change (with its goldens and a
+// round-trip check in the test).
+type Format struct {
+	Name  string // as --format names it
+	File  string // the file it is written to
+	Label string // the reports' link text: a product name, the same in every language
+	// Rank orders Formats: the order "all" writes them and the reports
+	// link them.
+	Rank  int
+	Write func(Config) ([]byte, error)
+}
+
+var formats = map[string]Format{}
+
+func register(f Format) bool {
+	if _, dup := formats[f.Name]; dup || f.Write == nil {
+		panic("export: format " + f.Name + " registered twice or without Write")
+	}
+	formats[f.Name] = f
+	return true
+}
+
 // Formats are the export formats, in the order "all" writes them.
-var Formats = []string{"docker", "compose", "k8s", "gpustack"}
+func Formats() []string {
+	names := make([]string, 0, len(formats))
+	for n := range formats {
+		names = append(names, n)
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		if d := formats[a].Rank - formats[b].Rank; d != 0 {
+			return d
+		}
+		return strings.Compare(a, b)
+	})
+	return names
+}
 
 // FileName is the file a format is written to.
-func FileName(format string) string {
-	return map[string]string{"docker": "docker-run.sh", "compose": "compose.yaml", "k8s": "k8s.yaml", "gpustack": "gpustack-model.json"}[format]
-}
+func FileName(format string) string { return formats[format].File }
+
+// Label is what the reports' link to a format's file says.
+func Label(format string) string { return formats[format].Label }
 
 // Dir is the folder, beside a study's reports, that servelab render and
 // the site write its exports to.
@@ -114,17 +150,11 @@ func DNSName(name string) string {
 
 // Write returns the format's file content.
 func Write(format string, c Config) ([]byte, error) {
-	switch format {
-	case "docker":
-		return Docker(c)
-	case "compose":
-		return Compose(c)
-	case "k8s":
-		return Kubernetes(c)
-	case "gpustack":
-		return GPUStack(c)
+	f, ok := formats[format]
+	if !ok {
+		return nil, fmt.Errorf("unknown export format %q (want %s or all)", format, strings.Join(Formats(), ", "))
 	}
-	return nil, fmt.Errorf("unknown export format %q (want %s or all)", format, strings.Join(Formats, ", "))
+	return f.Write(c)
 }
 
 // Files are the contents of formats ("all" is every format) for the
@@ -138,7 +168,7 @@ func Files(s *schema.Study, final *plan.Config, formats []string) (map[string][]
 		return nil, err
 	}
 	if slices.Contains(formats, "all") {
-		formats = Formats
+		formats = Formats()
 	}
 	out := map[string][]byte{}
 	for _, f := range formats {

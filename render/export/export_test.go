@@ -58,7 +58,7 @@ func TestSeedGoldens(t *testing.T) {
 	for _, id := range seeds {
 		t.Run(id, func(t *testing.T) {
 			_, c := seedConfig(t, id)
-			for _, f := range Formats {
+			for _, f := range Formats() {
 				got, err := Write(f, c)
 				if err != nil {
 					t.Fatal(err)
@@ -219,5 +219,21 @@ func TestStrictDecodingRejectsUnknownFields(t *testing.T) {
 	var d appsv1.Deployment
 	if err := yaml.UnmarshalStrict([]byte("apiVersion: apps/v1\nkind: Deployment\nspec:\n  replica: 1\n"), &d); err == nil {
 		t.Error("a misspelt field decoded")
+	}
+}
+
+// Every format is registered once, in the order "all" writes them, with
+// its file and label.
+func TestFormatRegistry(t *testing.T) {
+	if got := strings.Join(Formats(), ","); got != "docker,compose,k8s,gpustack" {
+		t.Errorf("Formats() = %s", got)
+	}
+	for _, f := range Formats() {
+		if FileName(f) == "" || Label(f) == "" {
+			t.Errorf("%s: file %q, label %q", f, FileName(f), Label(f))
+		}
+	}
+	if _, err := Write("helm", Config{}); err == nil || err.Error() != `unknown export format "helm" (want docker, compose, k8s, gpustack or all)` {
+		t.Errorf("helm: %v", err)
 	}
 }

@@ -21,6 +21,8 @@ type gpustackModel struct {
 
 var gpustackBackends = map[string]string{"vllm": "vLLM", "sglang": "SGLang", "trtllm": "TensorRT-LLM"}
 
+var _ = register(Format{Name: "gpustack", File: "gpustack-model.json", Label: "GPUStack", Rank: 4, Write: GPUStack})
+
 // GPUStack is c as a GPUStack model deployment (JSON).
 func GPUStack(c Config) ([]byte, error) {
 	backend := gpustackBackends[c.Kind]

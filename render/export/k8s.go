@@ -89,6 +89,8 @@ func KubeObjects(c Config) (*appsv1.Deployment, *corev1.Service) {
 	return d, svc
 }
 
+var _ = register(Format{Name: "k8s", File: "k8s.yaml", Label: "Kubernetes", Rank: 3, Write: Kubernetes})
+
 // Kubernetes is the Deployment and the Service as one YAML stream.
 func Kubernetes(c Config) ([]byte, error) {
 	d, svc := KubeObjects(c)

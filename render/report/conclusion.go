@@ -186,10 +186,9 @@ func (b *builder) deployLinks() {
 	if e := b.s.Engines[b.a.Final.Engine]; e == nil || e.ImageRef() == "" {
 		return
 	}
-	names := map[string]d.Text{"docker": d.Lit("docker run"), "compose": d.Lit("Docker Compose"), "k8s": d.Lit("Kubernetes"), "gpustack": d.Lit("GPUStack")}
 	var links []d.Text
-	for _, f := range export.Formats {
-		links = append(links, d.Link{Text: names[f], Href: export.Dir(b.s.ID) + "/" + export.FileName(f)})
+	for _, f := range export.Formats() {
+		links = append(links, d.Link{Text: d.Lit(export.Label(f)), Href: export.Dir(b.s.ID) + "/" + export.FileName(f)})
 	}
 	b.doc.Add(d.Para{Text: d.M("The same configuration for deployment: %s.", d.Join{Sep: " · ", Parts: links})})
 }
