@@ -6,8 +6,11 @@ import (
 	"testing"
 )
 
-// The data flows one way: nothing under execute/ or schema/ may import
-// render/ or site/, and the decision package itself does no I/O.
+// The data flows one way (docs/architecture.md): nothing under execute/
+// or schema/ may import render/ or site/; schema/ imports nothing of
+// execute/; render/ and site/ read execute's data packages (records,
+// the store, decisions), never the runner, engines or client; and the
+// decision package itself does no I/O.
 func TestImportDirection(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", "servelab.dev/execute/...", "servelab.dev/schema/...").Output()
 	if err != nil {
@@ -16,6 +19,25 @@ func TestImportDirection(t *testing.T) {
 	for _, p := range strings.Fields(string(out)) {
 		if strings.HasPrefix(p, "servelab.dev/render") || strings.HasPrefix(p, "servelab.dev/site") {
 			t.Errorf("execute/ or schema/ depends on %s", p)
+		}
+	}
+	out, err = exec.Command("go", "list", "-deps", "servelab.dev/schema/...").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		if strings.HasPrefix(p, "servelab.dev/execute") {
+			t.Errorf("schema/ depends on %s", p)
+		}
+	}
+	out, err = exec.Command("go", "list", "-deps", "servelab.dev/render/...", "servelab.dev/site/...").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := map[string]bool{"servelab.dev/execute/record": true, "servelab.dev/execute/store": true, "servelab.dev/execute/decide": true}
+	for _, p := range strings.Fields(string(out)) {
+		if strings.HasPrefix(p, "servelab.dev/execute/") && !data[p] {
+			t.Errorf("render/ or site/ depends on %s: they read records, the store and decisions only", p)
 		}
 	}
 	direct, err := exec.Command("go", "list", "-f", `{{join .Imports " "}}`, "servelab.dev/execute/decide").Output()
