@@ -349,7 +349,7 @@ func TestShellRoundTripBash(t *testing.T) {
 // llama.cpp sets the K and V cache types apart: the portable
 // kvCacheDtype writes both, in the study's llama-server commands.
 func TestLlamaCppKVCacheType(t *testing.T) {
-	d := scripted{"slots": "", "batch": "", "prompt-cache": "cache-ram-0", "slots-again": "parallel-8"}
+	d := scripted{"prompt-cache": "cache-ram-0", "slots": "parallel-8", "batch": ""}
 	p, err := New(load(t, "../../studies/qwen3-8b-h200-llamacpp.cue"), Options{Decider: d})
 	if err != nil {
 		t.Fatal(err)
