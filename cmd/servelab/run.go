@@ -14,9 +14,11 @@ import (
 
 	"servelab.dev/execute/decide"
 	"servelab.dev/execute/engine"
+	"servelab.dev/execute/event"
 	"servelab.dev/execute/host"
 	"servelab.dev/execute/runner"
 	"servelab.dev/execute/store"
+	"servelab.dev/schema"
 	"servelab.dev/schema/plan"
 )
 
@@ -37,20 +39,17 @@ func runRun(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	finish := func() {}
-	if isTerminal(e.stderr) {
-		tty := newTTYProgress(e.stderr, 0, 0)
-		if rs, err := loadRecords(&env{stdout: io.Discard, stderr: io.Discard, named: map[string]bool{}}, store.Open(o.Results)); err == nil {
-			if p, err := decide.Plan(s, rs, source(o.Simulate)); err == nil {
-				tty = newTTYProgress(e.stderr, p.Estimate.Trials-p.Estimate.Cached, time.Duration(p.Estimate.TotalSeconds*float64(time.Second)))
-			}
-		}
-		o.Progress = tty
-		finish = tty.finish
+	began := time.Now()
+	log, finish := progress(e, s, o, began)
+	// With --json-events, stdout carries the events alone; the summary
+	// goes to stderr, under the log.
+	out := e.stdout
+	o.Events = log
+	if cf.jsonEvents {
+		o.Events, out = event.Tee(log, event.JSON(e.stdout)), e.stderr
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	began := time.Now()
 	sum, err := runner.Run(ctx, s, o)
 	// The status line goes before anything else is printed, so the
 	// summary starts on a clean line and no bar is left on screen.
@@ -58,13 +57,13 @@ func runRun(e *env, args []string) error {
 	for _, p := range sum.Invalid {
 		e.named[p] = true // the runner named them in its progress
 	}
-	fmt.Fprintf(e.stdout, "trials: %d run, %d cached, %d failed; launches: %d; GPU time: %s in benchmarks, %s launching, waiting for health and tearing down; %s in all\n",
+	fmt.Fprintf(out, "trials: %d run, %d cached, %d failed; launches: %d; GPU time: %s in benchmarks, %s launching, waiting for health and tearing down; %s in all\n",
 		sum.Run, sum.Cached, sum.Failed, sum.Launches, sum.Bench.Round(time.Millisecond), sum.Overhead.Round(time.Millisecond), time.Since(began).Round(time.Millisecond))
 	for _, st := range sum.Unsettled {
-		fmt.Fprintf(e.stdout, "step %s %s: %s\n", st.ID, st.Status, st.Detail)
+		fmt.Fprintf(out, "step %s %s: %s\n", st.ID, st.Status, st.Detail)
 	}
 	if c := sum.Cluster; o.Cluster != nil {
-		fmt.Fprintf(e.stdout, "slurm jobs: %d submitted, %d attached, %d did not complete; submission to start: %s over %d jobs\n",
+		fmt.Fprintf(out, "slurm jobs: %d submitted, %d attached, %d did not complete; submission to start: %s over %d jobs\n",
 			c.Submitted, c.Attached, c.Unfinished, c.QueueWait.Round(10*time.Millisecond), c.Started)
 	}
 	switch {
@@ -73,19 +72,35 @@ func runRun(e *env, args []string) error {
 	case sum.Cluster.Unfinished > 0:
 		return fmt.Errorf("study not decided: %d cluster jobs did not complete (reported above); run the same command again to resume", sum.Cluster.Unfinished)
 	case sum.Decided:
-		fmt.Fprintln(e.stdout, "study decided: servelab analyze / render show the result")
+		fmt.Fprintln(out, "study decided: servelab analyze / render show the result")
 	case sum.Failed > 0:
 		return fmt.Errorf("study not decided: %d trials failed (their records say why; servelab analyze lists them)", sum.Failed)
 	case o.Group != "":
-		fmt.Fprintln(e.stdout, "configuration group done: the driver that submitted this job decides the study")
+		fmt.Fprintln(out, "configuration group done: the driver that submitted this job decides the study")
 	case invalid(sum.Unsettled):
 		return fmt.Errorf("study not decided: a step's records cannot decide it (see above; servelab analyze shows the runs)")
 	case o.Only != "" || o.MaxTrials > 0:
-		fmt.Fprintln(e.stdout, "study not decided yet: some trials were left out (--only, --max-trials)")
+		fmt.Fprintln(out, "study not decided yet: some trials were left out (--only, --max-trials)")
 	default:
 		return fmt.Errorf("study not decided: steps are still waiting for runs (see above)")
 	}
 	return nil
+}
+
+// progress is the run's log on stderr: on a terminal, under a status
+// bar whose total and first ETA come from the plan; else the plain log.
+// finish erases the bar.
+func progress(e *env, s *schema.Study, o runner.Options, began time.Time) (event.Sink, func()) {
+	if !isTerminal(e.stderr) {
+		return event.Log(e.stderr), func() {}
+	}
+	bar := event.NewBar(e.stderr, 0, 0, began)
+	if rs, err := loadRecords(&env{stdout: io.Discard, stderr: io.Discard, named: map[string]bool{}}, store.Open(o.Results)); err == nil {
+		if p, err := decide.Plan(s, rs, source(o.Simulate)); err == nil {
+			bar = event.NewBar(e.stderr, p.Estimate.Trials-p.Estimate.Cached, time.Duration(p.Estimate.TotalSeconds*float64(time.Second)), began)
+		}
+	}
+	return bar, bar.Finish
 }
 
 func invalid(sts []plan.StepState) bool {
@@ -142,18 +157,20 @@ func selfBinary() (string, error) {
 	return os.Executable()
 }
 
-// clusterFlags are run's --cluster options, checked by clusterOptions.
-type clusterFlags struct {
+// runFlags are run's --cluster options, checked by clusterOptions, and
+// where its events go.
+type runFlags struct {
 	kind, partition, account string
 	poll                     time.Duration
+	jsonEvents               bool
 }
 
 // parseRun reads and checks run's flags; gpus is how many GPUs the host
 // has (0: unknown).
-func parseRun(e *env, args []string, gpus int) (runner.Options, string, clusterFlags, error) {
-	fs := newFlags(e, "run", "STUDY.cue [--simulate] [--only STEP] [--max-trials N] [--force] [--gpus 0,1] [--container docker|podman]")
+func parseRun(e *env, args []string, gpus int) (runner.Options, string, runFlags, error) {
+	fs := newFlags(e, "run", "STUDY.cue [--simulate] [--only STEP] [--max-trials N] [--force] [--gpus 0,1] [--container docker|podman] [--json-events]")
 	o := runner.Options{Version: version, Progress: e.stderr}
-	var cf clusterFlags
+	var cf runFlags
 	fs.StringVar(&o.Results, "results", "results", "results folder")
 	fs.BoolVar(&o.Simulate, "simulate", false, "replace every engine by servelab-sim with the same arguments")
 	fs.StringVar(&o.SimPath, "sim", "", "servelab-sim binary (default: beside servelab, then PATH)")
@@ -168,6 +185,7 @@ func parseRun(e *env, args []string, gpus int) (runner.Options, string, clusterF
 	fs.StringVar(&cf.account, "account", "", "with --cluster slurm: the account to charge")
 	fs.DurationVar(&cf.poll, "poll", 5*time.Second, "with --cluster: how often to read the job queue")
 	fs.StringVar(&o.Group, "group", "", "run only this configuration group (what a cluster job runs)")
+	fs.BoolVar(&cf.jsonEvents, "json-events", false, "write the run's events to stdout, one JSON object per line (the summary goes to stderr)")
 	fs.DurationVar(&o.HealthTimeout, "health-timeout", 20*time.Minute, "how long an engine may take to become healthy")
 	pos, err := parse(fs, args)
 	switch {

@@ -35,11 +35,10 @@ var thin = map[string]string{
 	"loadStudy": "glue", "loadRecords": "glue: names invalid records", "env.skipInvalid": "print",
 	// import
 	"holdLock": "test hook",
-	// run (issue 21a reworks these: typed events, per-GPU waits)
+	// run (the bar and the log are execute/event's views of the runner's events)
 	"parseRun": "flags", "parseGPUs": "flags", "clusterOptions": "flags", "invalid": "print",
 	"source": "flags", "selfBinary": "glue", "simBinary": "glue", "fileExists": "glue",
-	"isTerminal": "print", "newTTYProgress": "print", "ttyProgress.Write": "print",
-	"ttyProgress.status": "print", "ttyProgress.finish": "print", "clip": "print",
+	"isTerminal": "print", "progress": "print: picks the terminal bar or the plain log",
 }
 
 // cmd/servelab holds flag parsing, one library call per command and

@@ -40,6 +40,11 @@ type Spec struct {
 	// Port is the port to use; 0 picks a free one. When the port turns
 	// out to be taken, Start tries again on a free one.
 	Port int
+	// HealthWait, when set, is told that the engine's process is up and
+	// the health wait begins, and how long launching took: a run's
+	// progress shows the phase it is in (a first launch may download
+	// weights for many minutes).
+	HealthWait func(launch time.Duration)
 }
 
 // Process is a running engine.
@@ -107,6 +112,9 @@ func start(ctx context.Context, s Spec, timeout time.Duration) (*Process, error)
 		return p, err
 	}
 	p.Launch = time.Since(began)
+	if s.HealthWait != nil {
+		s.HealthWait(p.Launch)
+	}
 	hb := time.Now()
 	err = p.waitHealthy(ctx, s.Health, timeout)
 	p.Health = time.Since(hb)

@@ -10,7 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"servelab.dev/execute/decide"
 	"servelab.dev/execute/engine"
+	"servelab.dev/execute/event"
 	"servelab.dev/execute/slurm"
 	"servelab.dev/execute/store"
 	"servelab.dev/schema/plan"
@@ -64,7 +66,7 @@ func (r *runner) cluster(ctx context.Context) error {
 	}
 	var flying []*job
 	first := true
-	for {
+	for round := 1; ; round++ {
 		p, err := r.plan()
 		if err != nil {
 			return err
@@ -72,6 +74,7 @@ func (r *runner) cluster(ctx context.Context) error {
 		r.settle(p)
 		todo := r.todo(p, first)
 		first = false
+		r.emitReplan(round, p, len(todo))
 		jobs, err := r.submit(ctx, groups(todo), flying)
 		flying = append(flying, jobs...)
 		if err != nil {
@@ -142,7 +145,8 @@ func (r *runner) submit(ctx context.Context, gs [][]*plan.Trial, flying []*job) 
 		if st, ok := active[j.name]; ok {
 			j.id, j.state = st.ID, st
 			r.sum.Cluster.Attached++
-			fmt.Fprintf(r.o.Progress, "attached to job %s (%s, %s): submitted by an earlier servelab run\n", j.id, j.name, st.State)
+			r.emit(event.Event{Kind: event.JobAttached, Job: &event.Job{ID: j.id, Name: j.name, State: st.State,
+				Engine: g[0].Kind, Version: g[0].Version, Trials: len(g), Command: g[0].Command}})
 			jobs = append(jobs, j)
 			continue
 		}
@@ -155,8 +159,8 @@ func (r *runner) submit(ctx context.Context, gs [][]*plan.Trial, flying []*job) 
 		}
 		j.submitted = time.Now()
 		r.sum.Cluster.Submitted++
-		fmt.Fprintf(r.o.Progress, "submitted job %s (%s): %s %s, %d trials, %d GPUs, time limit %d min: %s\n",
-			j.id, j.name, g[0].Kind, g[0].Version, len(g), sj.GPUs, int(sj.Time.Minutes()), g[0].Command)
+		r.emit(event.Event{Kind: event.JobSubmitted, Job: &event.Job{ID: j.id, Name: j.name, Engine: g[0].Kind, Version: g[0].Version,
+			Trials: len(g), GPUs: sj.GPUs, TimeLimitMinutes: int(sj.Time.Minutes()), Command: g[0].Command}})
 		jobs = append(jobs, j)
 	}
 	return jobs, nil
@@ -248,7 +252,7 @@ func (r *runner) queue(ctx context.Context) ([]slurm.Status, error) {
 			return jobs, err
 		case since.IsZero():
 			since = time.Now()
-			fmt.Fprintf(r.o.Progress, "reading the queue: %v; asking again for up to %s\n", err, queueOutage)
+			r.emit(event.Event{Kind: event.Notice, Message: fmt.Sprintf("reading the queue: %v; asking again for up to %s", err, queueOutage)})
 		case time.Since(since) > queueOutage:
 			return nil, fmt.Errorf("reading the queue: %w (for %s; the jobs keep running: run again to attach to them)", err, queueOutage)
 		}
@@ -303,7 +307,8 @@ func (r *runner) observe(j *job, st slurm.Status) {
 	j.state = st
 	if !j.running && st.State == "RUNNING" {
 		j.running = true
-		fmt.Fprintf(r.o.Progress, "job %s RUNNING\n", j.id)
+		r.emit(event.Event{Kind: event.JobRunning, Job: &event.Job{ID: j.id, Name: j.name, State: st.State,
+			Engine: j.trials[0].Kind, Version: j.trials[0].Version, Trials: len(j.trials)}})
 	}
 	if slurm.Terminal(st.State) {
 		j.done = true
@@ -347,7 +352,7 @@ func (r *runner) cancel(jobs []*job) error {
 		time.Sleep(200 * time.Millisecond)
 		r.poll(ctx, jobs)
 	}
-	fmt.Fprintf(r.o.Progress, "cancelled jobs %s\n", strings.Join(ids, ","))
+	r.emit(event.Event{Kind: event.JobsCancelled, Job: &event.Job{IDs: ids}})
 	r.settleJobs(jobs)
 	return ErrInterrupted
 }
@@ -363,9 +368,11 @@ func (r *runner) settleJobs(jobs []*job) error {
 	// A job may run more trials than it was submitted for (the final
 	// configuration's validation, on the engine it has up): count what
 	// the folder gained.
+	gained := map[string]bool{}
 	for key := range runs.Runs {
 		if !r.had[key] {
 			r.had[key] = true
+			gained[key] = true
 			r.sum.Run++
 		}
 	}
@@ -373,28 +380,44 @@ func (r *runner) settleJobs(jobs []*job) error {
 		if !j.done {
 			continue
 		}
-		for _, t := range j.trials {
-			if len(runs.Runs[t.Key]) == 0 {
-				r.sum.Failed++
-			}
-		}
-		waited := ""
+		r.jobTrials(j, runs.Runs, gained)
+		ev := &event.Job{ID: j.id, Name: j.name, State: j.state.State, Reason: j.state.Reason,
+			Engine: j.trials[0].Kind, Version: j.trials[0].Version, Trials: len(j.trials)}
 		if wait, ok := r.queueWait(j); ok {
 			r.sum.Cluster.QueueWait += wait
 			r.sum.Cluster.Started++
-			waited = fmt.Sprintf(", %.2fs from submission to start", wait.Seconds())
+			sec := wait.Seconds()
+			ev.QueueWaitSeconds = &sec
 		}
-		if j.state.State == "COMPLETED" {
-			fmt.Fprintf(r.o.Progress, "job %s COMPLETED%s\n", j.id, waited)
-			continue
+		if j.state.State != "COMPLETED" {
+			r.sum.Cluster.Unfinished++
+			ev.Log = r.jobLog(j.group, j.id)
+			ev.Tail = engine.Tail(ev.Log, 12)
 		}
-		r.sum.Cluster.Unfinished++
-		why := ""
-		if j.state.Reason != "" && j.state.Reason != "None" {
-			why = " (" + j.state.Reason + ")"
-		}
-		fmt.Fprintf(r.o.Progress, "job %s (%s) %s%s; log %s, tail:\n%s\n", j.id, j.name, j.state.State, why,
-			r.jobLog(j.group, j.id), engine.Tail(r.jobLog(j.group, j.id), 12))
+		r.emit(event.Event{Kind: event.JobEnded, Job: ev})
 	}
 	return nil
+}
+
+// jobTrials tells what an ended job did for each trial it was submitted
+// for: a record (trial finished, with the record's figures; the
+// benchmark's duration stands for the trial's) or none (trial failed,
+// counted). The job's own log has the trial-by-trial story.
+func (r *runner) jobTrials(j *job, runs decide.Runs, gained map[string]bool) {
+	for _, t := range j.trials {
+		te := trialEvent(t)
+		te.Job = j.id
+		switch {
+		case len(runs[t.Key]) == 0:
+			r.sum.Failed++
+			r.emit(event.Event{Kind: event.TrialFailed, Trial: te,
+				Reason: fmt.Sprintf("job %s ended %s without a record of this trial (its log says why)", j.id, j.state.State)})
+		case gained[t.Key]:
+			rs := runs[t.Key]
+			m := rs[len(rs)-1].Metrics
+			failed, _ := m.FailedCount()
+			r.emit(event.Event{Kind: event.TrialFinished, Trial: te,
+				Result: &event.Result{Status: "ok", Seconds: m.Duration, Completed: m.Completed, Failed: failed}})
+		}
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"servelab.dev/execute/event"
 	"servelab.dev/execute/slurm"
 )
 
@@ -125,5 +126,40 @@ func TestClusterAttaches(t *testing.T) {
 	}
 	if sum.Cluster.Attached != 1 || len(f.submits) != 1 || f.submits[0] != first.submits[1] {
 		t.Errorf("attached %d, submitted %v; want job 7 attached and %s submitted\n%s", sum.Cluster.Attached, f.submits, first.submits[1], out)
+	}
+}
+
+// The driver emits the local run's event types where they make sense: a
+// re-plan, each job's submission and end, each of its trials' outcome
+// (here: failed, with the job named), and the summary last.
+func TestClusterEvents(t *testing.T) {
+	f := &fakeSlurm{end: "FAILED", reason: "NonZeroExitCode", polls: map[string]int{}}
+	var evs []event.Event
+	s := study(t, fourProfiles)
+	sum, err := Run(context.Background(), s, Options{Results: t.TempDir(), Simulate: true, SimPath: "/x/servelab-sim", HealthTimeout: time.Minute,
+		Events:  event.Func(func(e event.Event) { evs = append(evs, e) }),
+		Cluster: &Cluster{Slurm: slurm.Client{Command: f.run}, Self: "/x/servelab", Poll: 10 * time.Millisecond}})
+	if err != nil || len(evs) == 0 {
+		t.Fatal(err, evs)
+	}
+	count := map[event.Kind]int{}
+	for _, e := range evs {
+		count[e.Kind]++
+		switch e.Kind {
+		case event.TrialFailed:
+			if e.Trial.Job == "" || !strings.Contains(e.Reason, "ended FAILED without a record") {
+				t.Errorf("trial-failed %+v: %s", e.Trial, e.Reason)
+			}
+		case event.JobEnded:
+			if e.Job.State != "FAILED" || e.Job.Reason != "NonZeroExitCode" || e.Job.Log == "" {
+				t.Errorf("job-ended %+v", e.Job)
+			}
+		}
+	}
+	if count[event.Replan] < 1 || count[event.JobSubmitted] != 2 || count[event.JobEnded] != 2 || count[event.TrialFailed] != sum.Failed || sum.Failed != 8 {
+		t.Errorf("events %v, summary %+v", count, sum)
+	}
+	if last := evs[len(evs)-1]; last.Kind != event.Summary || last.Summary.Failed != 8 || last.Summary.Decided {
+		t.Errorf("last event %+v", last)
 	}
 }

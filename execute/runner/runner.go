@@ -22,6 +22,7 @@ import (
 
 	"servelab.dev/execute/decide"
 	"servelab.dev/execute/engine"
+	"servelab.dev/execute/event"
 	"servelab.dev/execute/store"
 	"servelab.dev/schema"
 	"servelab.dev/schema/plan"
@@ -38,8 +39,12 @@ type Options struct {
 	GPUs          []string
 	HealthTimeout time.Duration
 	Launcher      engine.Launcher // how engines start; nil: local processes
-	Progress      io.Writer
-	Version       string
+	// Events receives what the run does as typed events (the terminal
+	// bar, the JSON stream); nil: Progress gets them as the plain log.
+	Events event.Sink
+	// Progress is where the plain log goes when Events is nil.
+	Progress io.Writer
+	Version  string
 	// Group runs only the trials of this configuration group (GroupKey):
 	// what one cluster job does.
 	Group string
@@ -71,16 +76,20 @@ type runner struct {
 	s    *schema.Study
 	o    Options
 	st   *store.Store
+	ev   event.Sink // serialised: groups on different GPUs emit at once
 	mu   sync.Mutex // guards sum and done: groups on different GPUs run at once
 	sum  Summary
 	done map[string]bool // trials run (or failed) by this invocation
 	had  map[string]bool // keys with records, as a cluster driver last counted
 }
 
-// Run executes s.
+// Run executes s. Its last event is the Summary.
 func Run(ctx context.Context, s *schema.Study, o Options) (Summary, error) {
 	if o.Progress == nil {
 		o.Progress = io.Discard
+	}
+	if o.Events == nil {
+		o.Events = event.Log(o.Progress)
 	}
 	if o.Launcher == nil {
 		o.Launcher = engine.Local{}
@@ -88,32 +97,38 @@ func Run(ctx context.Context, s *schema.Study, o Options) (Summary, error) {
 	if o.HealthTimeout == 0 {
 		o.HealthTimeout = 20 * time.Minute
 	}
-	r := &runner{s: s, o: o, st: store.Open(o.Results), done: map[string]bool{}}
+	r := &runner{s: s, o: o, st: store.Open(o.Results), ev: event.Serial(o.Events), done: map[string]bool{}}
 	r.st.WriteFile = o.WriteFile
+	err := r.run(ctx)
+	r.emitSummary(err)
+	return r.sum, err
+}
+
+func (r *runner) run(ctx context.Context) error {
+	o, s := r.o, r.s
 	if o.Group != "" {
 		// A cluster job: the driver holds the folder's lock, and other
 		// jobs write other groups' trials at the same time.
 		unlock, err := r.st.LockFile(".lock-group-"+o.Group, 0, "servelab job "+s.File)
 		if err != nil {
-			return r.sum, err
+			return err
 		}
 		defer unlock()
-		return r.sum, r.loop(ctx)
+		return r.loop(ctx)
 	}
 	unlock, err := r.st.Lock(0, "servelab run "+s.File)
 	if err != nil {
-		return r.sum, err
+		return err
 	}
 	defer unlock()
 	if o.Cluster != nil {
-		return r.sum, r.cluster(ctx)
+		return r.cluster(ctx)
 	}
 	r.reapOrphan()
 	for _, f := range r.st.CleanTemp() {
-		fmt.Fprintf(o.Progress, "removed %s, left by a servelab killed mid-write\n", f)
+		r.emit(event.Event{Kind: event.Notice, Path: f, Message: fmt.Sprintf("removed %s, left by a servelab killed mid-write", f)})
 	}
-	err = r.loop(ctx)
-	return r.sum, err
+	return r.loop(ctx)
 }
 
 // pidFile holds the identity of an engine a run has up (engine.Spec's
@@ -128,13 +143,13 @@ func (r *runner) pidFile(key string) string {
 func (r *runner) reapOrphan() {
 	files, _ := filepath.Glob(filepath.Join(r.o.Results, ".engine*.pid"))
 	for _, f := range files {
-		fmt.Fprintln(r.o.Progress, engine.Reap(f))
+		r.emit(event.Event{Kind: event.Notice, Path: f, Message: engine.Reap(f)})
 	}
 }
 
 func (r *runner) loop(ctx context.Context) error {
 	first := true
-	for {
+	for round := 1; ; round++ {
 		p, err := r.plan()
 		if err != nil {
 			return err
@@ -142,6 +157,7 @@ func (r *runner) loop(ctx context.Context) error {
 		r.settle(p)
 		todo := r.todo(p, first)
 		first = false
+		r.emitReplan(round, p, len(todo))
 		if len(todo) == 0 {
 			r.sum.Decided = p.Final != nil && len(r.sum.Unsettled) == 0
 			return nil
@@ -244,7 +260,7 @@ func (r *runner) runs() (decide.Records, error) {
 		for _, b := range bad {
 			if !slices.Contains(r.sum.Invalid, b.Path) {
 				r.sum.Invalid = append(r.sum.Invalid, b.Path)
-				fmt.Fprintf(r.o.Progress, "invalid record skipped: %s\n", b.Reason)
+				r.emit(event.Event{Kind: event.InvalidRecord, Path: b.Path, Reason: b.Reason})
 			}
 		}
 		r.mu.Unlock()

@@ -11,6 +11,7 @@ import (
 	"servelab.dev/execute/dataset"
 	"servelab.dev/execute/engine"
 	"servelab.dev/execute/engine/llamacpp"
+	"servelab.dev/execute/event"
 	"servelab.dev/execute/host"
 	"servelab.dev/execute/load"
 	"servelab.dev/execute/record"
@@ -41,7 +42,13 @@ func (r *runner) group(ctx context.Context, g []*plan.Trial, gpus []string) erro
 	if r.o.Group == "" {
 		spec.PidFile = r.pidFile(t0.Key)
 	}
-	fmt.Fprintf(r.o.Progress, "launch %s %s (%d trials%s): %s\n", t0.Kind, t0.Version, len(g), onGPUs(gpus), t0.Command)
+	launch := launchEvent(g, gpus)
+	r.emit(event.Event{Kind: event.Launching, Launch: launch})
+	spec.HealthWait = func(d time.Duration) {
+		l := *launch
+		l.LaunchSeconds = d.Seconds()
+		r.emit(event.Event{Kind: event.HealthWait, Launch: &l})
+	}
 	engine.WaitGPUFree(ctx, 2*time.Minute)
 	proc, err := r.o.Launcher.Launch(ctx, spec, r.o.HealthTimeout)
 	r.mu.Lock()
@@ -49,14 +56,17 @@ func (r *runner) group(ctx context.Context, g []*plan.Trial, gpus []string) erro
 	if proc != nil {
 		tm := proc.Timing()
 		r.sum.Overhead += tm.Launch + tm.Health + tm.Teardown
+		launch.LaunchSeconds, launch.HealthSeconds, launch.TeardownSeconds = tm.Launch.Seconds(), tm.Health.Seconds(), tm.Teardown.Seconds()
 	}
 	r.mu.Unlock()
 	if ctx.Err() != nil {
 		return ErrInterrupted
 	}
 	if err != nil {
+		r.emit(event.Event{Kind: event.LaunchFailed, Launch: launch, Reason: err.Error()})
 		return r.failAll(g, "engine did not start: "+err.Error())
 	}
+	r.emit(event.Event{Kind: event.Ready, Launch: launch})
 	quality := r.guard(ctx, proc, t0)
 	var ran []string
 	defer func() {
@@ -64,6 +74,9 @@ func (r *runner) group(ctx context.Context, g []*plan.Trial, gpus []string) erro
 		r.mu.Lock()
 		r.sum.Overhead += proc.Timing().Teardown
 		r.mu.Unlock()
+		l := *launch
+		l.TeardownSeconds = proc.Timing().Teardown.Seconds()
+		r.emit(event.Event{Kind: event.Teardown, Launch: &l})
 		for _, key := range ran[min(1, len(ran)):] {
 			copyLog(logPath, filepath.Join(r.o.Results, key, "engine.log"))
 		}
@@ -89,13 +102,6 @@ func (r *runner) group(ctx context.Context, g []*plan.Trial, gpus []string) erro
 	return nil
 }
 
-func onGPUs(gpus []string) string {
-	if len(gpus) == 0 {
-		return ""
-	}
-	return ", GPUs " + strings.Join(gpus, ",")
-}
-
 func copyLog(from, to string) {
 	b, err := os.ReadFile(from)
 	if err == nil && os.MkdirAll(filepath.Dir(to), 0o755) == nil {
@@ -115,12 +121,10 @@ func (r *runner) failAll(g []*plan.Trial, why string) error {
 		r.done[t.Key] = true
 		r.sum.Failed++
 		r.mu.Unlock()
-		fmt.Fprintf(r.o.Progress, "failed %s/%s/%s: %s\n", t.Step, t.Variant, t.Profile, firstLine(why))
+		r.emit(event.Event{Kind: event.TrialFailed, Trial: trialEvent(t), Reason: why})
 	}
 	return nil
 }
-
-func firstLine(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
 
 // trial drives one profile against the running engine and stores the run.
 func (r *runner) trial(ctx context.Context, proc engine.Instance, t *plan.Trial, note string, quality *record.Quality) error {
@@ -138,7 +142,7 @@ func (r *runner) trial(ctx context.Context, proc engine.Instance, t *plan.Trial,
 	}
 	watch, stopped := r.earlyWatch(t)
 	l.Watch = watch
-	fmt.Fprintf(r.o.Progress, "trial %s/%s/%s#%d (%s)\n", t.Step, t.Variant, t.Profile, t.Repeat, t.Key[:12])
+	r.emit(event.Event{Kind: event.TrialStarted, Trial: trialEvent(t)})
 	began := time.Now()
 	res, err := load.Measure(ctx, load.Target{URL: proc.Endpoint(), Model: t.Model, API: sp.Benchmark.API, Metrics: load.MetricsPath(t.Kind)}, l, prompts)
 	r.mu.Lock()
@@ -155,7 +159,7 @@ func (r *runner) trial(ctx context.Context, proc engine.Instance, t *plan.Trial,
 		st := stopped()
 		res.Samples = keepSeen(res.Samples)
 		rec.EarlyStop = &record.EarlyStop{After: st.After, Planned: sp.Profile.Requests, Reason: st.Reason}
-		fmt.Fprintf(r.o.Progress, "  stopped early: %s\n", st.Reason)
+		r.emit(event.Event{Kind: event.EarlyStop, Trial: trialEvent(t), Stop: &event.Stop{After: st.After, Planned: sp.Profile.Requests, Reason: st.Reason}})
 	}
 	rec.Metrics = res.Metrics()
 	rec.Quality = quality
@@ -184,7 +188,8 @@ func (r *runner) trial(ctx context.Context, proc engine.Instance, t *plan.Trial,
 	}
 	r.mu.Unlock()
 	failed, _ := rec.Metrics.FailedCount() // measured: always known
-	fmt.Fprintf(r.o.Progress, "  %s in %.1fs: %d ok, %d failed\n", rec.Status, time.Since(began).Seconds(), rec.Metrics.Completed, failed)
+	r.emit(event.Event{Kind: event.TrialFinished, Trial: trialEvent(t), Reason: rec.Reason,
+		Result: &event.Result{Status: rec.Status, Seconds: time.Since(began).Seconds(), Completed: rec.Metrics.Completed, Failed: failed}})
 	return nil
 }
 
@@ -205,15 +210,8 @@ func (r *runner) guard(ctx context.Context, proc engine.Instance, t *plan.Trial)
 	if err != nil {
 		q.Error = err.Error()
 	}
-	fmt.Fprintf(r.o.Progress, "  quality guard: %d greedy outputs of %d tokens%s\n", len(q.Outputs), size.Tokens, errSuffix(q.Error))
+	r.emit(event.Event{Kind: event.QualityGuard, Trial: trialEvent(t), Quality: &event.Quality{Outputs: len(q.Outputs), Tokens: size.Tokens, Error: q.Error}})
 	return q
-}
-
-func errSuffix(e string) string {
-	if e == "" {
-		return ""
-	}
-	return " (" + firstLine(e) + ")"
 }
 
 // prompts are the trial's prompts; random ones are made as they are sent.
