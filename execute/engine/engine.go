@@ -6,7 +6,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -214,30 +213,4 @@ func Tail(path string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return "  " + strings.Join(lines, "\n  ")
-}
-
-// WaitGPUFree waits until nvidia-smi reports the GPUs' memory released
-// (below 1 GiB used), when nvidia-smi exists.
-func WaitGPUFree(ctx context.Context, timeout time.Duration) {
-	if _, err := exec.LookPath("nvidia-smi"); err != nil {
-		return
-	}
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) && ctx.Err() == nil {
-		out, err := exec.Command("nvidia-smi", "--query-gpu=memory.used", "--format=csv,noheader,nounits").Output()
-		if err != nil || maxField(out) < 1024 {
-			return
-		}
-		time.Sleep(500 * time.Millisecond)
-	}
-}
-
-func maxField(out []byte) int {
-	m := 0
-	for _, f := range bytes.Fields(out) {
-		if v, err := strconv.Atoi(string(f)); err == nil && v > m {
-			m = v
-		}
-	}
-	return m
 }

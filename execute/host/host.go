@@ -1,10 +1,11 @@
 // Package host reads the facts a measured record carries about the
-// machine: host name and, when nvidia-smi is present, the GPU's name,
-// driver and memory.
+// machine: host name and, when nvidia-smi is present, each GPU's index,
+// name, driver and memory, and how much of its memory is in use now.
 package host
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"regexp"
@@ -16,11 +17,15 @@ import (
 	"servelab.dev/execute/record"
 )
 
-// GPU is what nvidia-smi says of the first GPU.
+// GPU is what nvidia-smi says of one GPU.
 type GPU struct {
+	Index     int
+	UUID      string
 	Name      string
 	Driver    string
 	MemoryMiB int
+	// UsedMiB is the memory in use when nvidia-smi was read.
+	UsedMiB int
 	// CUDA is the CUDA version the driver supports.
 	CUDA string
 }
@@ -33,9 +38,10 @@ func Name() string {
 
 // GPUs lists the GPUs nvidia-smi sees; none without nvidia-smi. The
 // answer is read once per process: names, drivers and sizes do not change
-// while servelab runs, and every record asks.
+// while servelab runs, and every record asks. (Memory in use does: Query
+// reads it now.)
 func GPUs() []GPU {
-	gpusOnce.Do(func() { gpus = queryGPUs() })
+	gpusOnce.Do(func() { gpus, _ = Query(context.Background()) })
 	return gpus
 }
 
@@ -44,8 +50,72 @@ var (
 	gpus     []GPU
 )
 
+// ErrNoSMI means nvidia-smi is not on PATH: no GPU can be read.
+var ErrNoSMI = errors.New("nvidia-smi not found")
+
+// smiFields is what Query asks nvidia-smi for, in this order.
+const smiFields = "index,uuid,name,driver_version,memory.total,memory.used"
+
+// Query reads every GPU nvidia-smi lists, with the memory in use now.
+// nvidia-smi is found on PATH each time: the one seam tests replace
+// (a script that prints the same CSV).
+func Query(ctx context.Context) ([]GPU, error) {
+	if _, err := exec.LookPath("nvidia-smi"); err != nil {
+		return nil, ErrNoSMI
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "nvidia-smi", "--query-gpu="+smiFields, "--format=csv,noheader,nounits").Output()
+	if err != nil {
+		return nil, err
+	}
+	gpus := parseCSV(string(out))
+	if len(gpus) > 0 {
+		cuda := cudaVersion(ctx)
+		for i := range gpus {
+			gpus[i].CUDA = cuda
+		}
+	}
+	return gpus, nil
+}
+
+// parseCSV reads nvidia-smi's answer to smiFields; a line it cannot
+// read (a field "[N/A]", a MIG host's odd row) is left out.
+func parseCSV(out string) []GPU {
+	var gpus []GPU
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		f := strings.Split(line, ",")
+		if len(f) < 6 {
+			continue
+		}
+		for i := range f {
+			f[i] = strings.TrimSpace(f[i])
+		}
+		idx, err1 := strconv.Atoi(f[0])
+		total, err2 := strconv.Atoi(f[4])
+		used, err3 := strconv.Atoi(f[5])
+		if err1 != nil || err2 != nil || err3 != nil {
+			continue
+		}
+		gpus = append(gpus, GPU{Index: idx, UUID: f[1], Name: f[2], Driver: f[3], MemoryMiB: total, UsedMiB: used})
+	}
+	return gpus
+}
+
+// Find is the GPU that id names (an index or a UUID, as
+// CUDA_VISIBLE_DEVICES takes them) among gpus.
+func Find(gpus []GPU, id string) (GPU, bool) {
+	for _, g := range gpus {
+		if strconv.Itoa(g.Index) == id || g.UUID == id {
+			return g, true
+		}
+	}
+	return GPU{}, false
+}
+
 // Provenance is the provenance of a run on this machine: its kind, host,
-// first GPU, times and the servelab version.
+// first GPU, times and the servelab version. OnGPUs names the GPUs the
+// run's engine was given.
 func Provenance(kind string, began, ended time.Time, version string) record.Provenance {
 	p := record.Provenance{Kind: kind, Host: Name(), Start: began.UTC().Format(time.RFC3339),
 		End: ended.UTC().Format(time.RFC3339), Servelab: version}
@@ -55,24 +125,34 @@ func Provenance(kind string, began, ended time.Time, version string) record.Prov
 	return p
 }
 
-func queryGPUs() []GPU {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, "nvidia-smi", "--query-gpu=name,driver_version,memory.total", "--format=csv,noheader,nounits").Output()
-	if err != nil {
-		return nil
+// OnGPUs records in p the GPUs a run's engine was given; the record's
+// single GPU fields then describe the first of them rather than GPU 0.
+func OnGPUs(p *record.Provenance, used []record.GPU) {
+	p.GPUs = used
+	if len(used) > 0 && used[0].Name != "" {
+		p.GPU, p.GPUMemoryMiB = used[0].Name, used[0].MemoryMiB
 	}
-	cuda := cudaVersion(ctx)
-	var gpus []GPU
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		f := strings.Split(line, ",")
-		if len(f) < 3 {
+}
+
+// Use describes the GPUs ids name, as nvidia-smi read them (gpus) when
+// the engine was launched; a GPU nvidia-smi does not list keeps what
+// its id says (an index, or a UUID with index -1).
+func Use(ids []string, gpus []GPU) []record.GPU {
+	var out []record.GPU
+	for _, id := range ids {
+		if g, ok := Find(gpus, id); ok {
+			out = append(out, record.GPU{Index: g.Index, UUID: g.UUID, Name: g.Name, MemoryMiB: g.MemoryMiB, UsedMiB: g.UsedMiB})
 			continue
 		}
-		mem, _ := strconv.Atoi(strings.TrimSpace(f[2]))
-		gpus = append(gpus, GPU{Name: strings.TrimSpace(f[0]), Driver: strings.TrimSpace(f[1]), MemoryMiB: mem, CUDA: cuda})
+		u := record.GPU{Index: -1}
+		if n, err := strconv.Atoi(id); err == nil {
+			u.Index = n
+		} else {
+			u.UUID = id
+		}
+		out = append(out, u)
 	}
-	return gpus
+	return out
 }
 
 var cudaRe = regexp.MustCompile(`CUDA Version:\s*([0-9.]+)`)

@@ -10,6 +10,9 @@
 //	  "provenance": {"kind": "measured"|"imported"|"simulated",
 //	                 measured:  "host", "gpu", "driver", "gpuMemoryMiB",
 //	                            "start", "end" (RFC 3339, UTC),
+//	                            "gpus" ([{"index", "uuid", "name",
+//	                            "memoryMiB", "usedMiB"}]: the GPUs the
+//	                            engine was given; absent in older records),
 //	                 imported:  "source" (path as given), "sha256" (of the
 //	                            source bytes), "format" (vllm-text, vllm-json,
 //	                            guidellm, sglang-jsonl, sglang-text),
@@ -126,6 +129,25 @@ type Provenance struct {
 	// ("block 2 of 4: rate 8 req/s, no concurrency cap"); empty when
 	// the source holds one.
 	Entry string `json:"entry,omitempty"`
+	// GPUs are the GPUs the run's engine was given (--gpus, or the
+	// GPUs it could see), as nvidia-smi described them at launch; "gpu"
+	// and "gpuMemoryMiB" are then the first one's. Absent in records
+	// written before servelab recorded them, and in imported ones: the
+	// field is left out when empty, so those records keep their bytes
+	// and their hashes.
+	GPUs []GPU `json:"gpus,omitempty"`
+}
+
+// GPU is one GPU a run's engine was given.
+type GPU struct {
+	// Index is nvidia-smi's index; -1 when the GPU was named by a UUID
+	// that nvidia-smi did not list.
+	Index     int    `json:"index"`
+	UUID      string `json:"uuid,omitempty"`
+	Name      string `json:"name,omitempty"`
+	MemoryMiB int    `json:"memoryMiB,omitempty"`
+	// UsedMiB is the memory other processes held on it at launch.
+	UsedMiB int `json:"usedMiB,omitempty"`
 }
 
 // Note is a translatable remark: Msg is an English message with %s
@@ -324,6 +346,11 @@ func (r *Record) Check() error {
 	case Measured, Imported, Simulated:
 	default:
 		return fmt.Errorf("provenance kind %q, want measured, imported or simulated", r.Provenance.Kind)
+	}
+	for i, g := range r.Provenance.GPUs {
+		if g.Index < -1 {
+			return fmt.Errorf("provenance.gpus[%d].index: %d is not a GPU index (0, 1, ...; -1 for a GPU named by a UUID nvidia-smi did not list)", i, g.Index)
+		}
 	}
 	return r.Metrics.Check()
 }

@@ -23,6 +23,7 @@ import (
 	"servelab.dev/execute/decide"
 	"servelab.dev/execute/engine"
 	"servelab.dev/execute/event"
+	"servelab.dev/execute/host"
 	"servelab.dev/execute/store"
 	"servelab.dev/schema"
 	"servelab.dev/schema/plan"
@@ -30,13 +31,18 @@ import (
 
 // Options control a run.
 type Options struct {
-	Results       string
-	Simulate      bool   // replace every engine by servelab-sim with the same arguments
-	SimPath       string // the servelab-sim binary
-	Only          string // run only this step's trials
-	MaxTrials     int    // stop after this many trials (0: no limit)
-	Force         bool   // run trials again even when they have a record
-	GPUs          []string
+	Results   string
+	Simulate  bool   // replace every engine by servelab-sim with the same arguments
+	SimPath   string // the servelab-sim binary
+	Only      string // run only this step's trials
+	MaxTrials int    // stop after this many trials (0: no limit)
+	Force     bool   // run trials again even when they have a record
+	// GPUs are the GPUs launches may use (--gpus); each launch gets
+	// those it needs (its tensor-parallel size) among the ones free.
+	GPUs []string
+	// GPUQuery reads the GPUs and their memory in use; nil: nvidia-smi
+	// (host.Query).
+	GPUQuery      func(context.Context) ([]host.GPU, error)
 	HealthTimeout time.Duration
 	Launcher      engine.Launcher // how engines start; nil: local processes
 	// Events receives what the run does as typed events (the terminal
@@ -77,6 +83,7 @@ type runner struct {
 	o    Options
 	st   *store.Store
 	ev   event.Sink // serialised: groups on different GPUs emit at once
+	pool *gpuPool
 	mu   sync.Mutex // guards sum and done: groups on different GPUs run at once
 	sum  Summary
 	done map[string]bool // trials run (or failed) by this invocation
@@ -148,6 +155,11 @@ func (r *runner) reapOrphan() {
 }
 
 func (r *runner) loop(ctx context.Context) error {
+	query := r.o.GPUQuery
+	if query == nil {
+		query = host.Query
+	}
+	r.pool = newGPUPool(ctx, r.o.GPUs, query, r.emit)
 	first := true
 	for round := 1; ; round++ {
 		p, err := r.plan()
@@ -182,53 +194,57 @@ func (r *runner) tried() int {
 }
 
 // pass runs the groups of one plan: one after another, or, with several
-// GPUs, at once on disjoint GPU sets as their tensor-parallel size asks.
+// GPUs, at once on disjoint GPU sets as their tensor-parallel size asks,
+// each on GPUs whose memory no other process holds (gpuPool).
 func (r *runner) pass(ctx context.Context, gs [][]*plan.Trial) error {
 	if len(r.o.GPUs) <= 1 {
 		for _, g := range gs {
 			if r.isDone(g[0].Key) || r.limited() {
 				continue
 			}
-			if err := r.group(ctx, g, r.o.GPUs); err != nil {
+			if err := r.onGPUs(ctx, g, len(r.pool.ids)); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	pool := make(chan string, len(r.o.GPUs))
-	for _, id := range r.o.GPUs {
-		pool <- id
-	}
-	var take sync.Mutex
 	var wg sync.WaitGroup
 	errs := make([]error, len(gs))
 	for i, g := range gs {
 		need := tensorParallel(g[0])
 		if need > len(r.o.GPUs) {
-			errs[i] = r.failAll(g, fmt.Sprintf("needs %d GPUs (tensor parallel), --gpus gives %d", need, len(r.o.GPUs)))
+			errs[i] = r.failAll(g, nil, fmt.Sprintf("needs %d GPUs (tensor parallel), --gpus gives %d", need, len(r.o.GPUs)))
 			continue
 		}
-		take.Lock()
-		gpus := make([]string, need)
-		for k := range gpus {
-			gpus[k] = <-pool
+		if r.isDone(g[0].Key) || r.limited() {
+			continue
 		}
-		take.Unlock()
+		gpus, used, err := r.pool.acquire(ctx, need)
+		if err != nil {
+			errs[i] = ErrInterrupted
+			break
+		}
 		wg.Add(1)
-		go func(i int, g []*plan.Trial, gpus []string) {
+		go func(i int, g []*plan.Trial) {
 			defer wg.Done()
-			defer func() {
-				for _, id := range gpus {
-					pool <- id
-				}
-			}()
+			defer r.pool.release(gpus)
 			if !r.isDone(g[0].Key) && !r.limited() {
-				errs[i] = r.group(ctx, g, gpus)
+				errs[i] = r.group(ctx, g, gpus, used)
 			}
-		}(i, g, gpus)
+		}(i, g)
 	}
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// onGPUs runs a group on need GPUs of the pool, once they are free.
+func (r *runner) onGPUs(ctx context.Context, g []*plan.Trial, need int) error {
+	gpus, used, err := r.pool.acquire(ctx, need)
+	if err != nil {
+		return ErrInterrupted
+	}
+	defer r.pool.release(gpus)
+	return r.group(ctx, g, gpus, used)
 }
 
 func tensorParallel(t *plan.Trial) int {

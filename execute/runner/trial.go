@@ -19,7 +19,9 @@ import (
 )
 
 // group launches one configuration, runs its trials, and tears it down.
-func (r *runner) group(ctx context.Context, g []*plan.Trial, gpus []string) error {
+// gpus are the GPUs it was given (CUDA_VISIBLE_DEVICES when --gpus
+// names them), used what nvidia-smi said of them, for the records.
+func (r *runner) group(ctx context.Context, g []*plan.Trial, gpus []string, used []record.GPU) error {
 	t0 := g[0]
 	e := r.s.Engines[t0.Engine]
 	argv := t0.Argv
@@ -32,9 +34,12 @@ func (r *runner) group(ctx context.Context, g []*plan.Trial, gpus []string) erro
 	}
 	argv, err := withFiles(r.s, t0, argv, dir)
 	if err != nil {
-		return r.failAll(g, "writing the launch's files: "+err.Error())
+		return r.failAll(g, used, "writing the launch's files: "+err.Error())
 	}
 	logPath := filepath.Join(dir, "engine.log")
+	if !r.pool.assign {
+		gpus = nil // the engine sees what it would see without servelab
+	}
 	spec := engine.Spec{Name: t0.Key, Argv: argv, Env: launchEnv(t0.Env, e.Def.CacheReset), FlagStyle: e.Def.FlagStyle, HostFlag: e.Def.HostFlag,
 		PortFlag: e.Def.PortFlag, Health: e.Def.Health, GPUs: strings.Join(gpus, ","), Log: logPath, Image: e.ImageRef()}
 	// In a cluster job the scheduler ends what the job leaves, and a pid
@@ -49,7 +54,6 @@ func (r *runner) group(ctx context.Context, g []*plan.Trial, gpus []string) erro
 		l.LaunchSeconds = d.Seconds()
 		r.emit(event.Event{Kind: event.HealthWait, Launch: &l})
 	}
-	engine.WaitGPUFree(ctx, 2*time.Minute)
 	proc, err := r.o.Launcher.Launch(ctx, spec, r.o.HealthTimeout)
 	r.mu.Lock()
 	r.sum.Launches++
@@ -64,7 +68,7 @@ func (r *runner) group(ctx context.Context, g []*plan.Trial, gpus []string) erro
 	}
 	if err != nil {
 		r.emit(event.Event{Kind: event.LaunchFailed, Launch: launch, Reason: err.Error()})
-		return r.failAll(g, "engine did not start: "+err.Error())
+		return r.failAll(g, used, "engine did not start: "+err.Error())
 	}
 	r.emit(event.Event{Kind: event.Ready, Launch: launch})
 	quality := r.guard(ctx, proc, t0)
@@ -91,7 +95,7 @@ func (r *runner) group(ctx context.Context, g []*plan.Trial, gpus []string) erro
 				note = resetCache(ctx, proc.Endpoint(), e.Def.CacheReset)
 			}
 			ran = append(ran, t.Key)
-			if err := r.trial(ctx, proc, t, note, quality); err != nil {
+			if err := r.trial(ctx, proc, t, note, quality, used); err != nil {
 				return err
 			}
 		}
@@ -110,9 +114,9 @@ func copyLog(from, to string) {
 }
 
 // failAll records every trial of a configuration that could not start.
-func (r *runner) failAll(g []*plan.Trial, why string) error {
+func (r *runner) failAll(g []*plan.Trial, used []record.GPU, why string) error {
 	for _, t := range g {
-		rec := r.record(t, time.Now(), time.Now())
+		rec := r.record(t, used, time.Now(), time.Now())
 		rec.Status, rec.Reason = "failed", why
 		if _, _, err := r.st.Put(rec); err != nil {
 			return err
@@ -127,10 +131,10 @@ func (r *runner) failAll(g []*plan.Trial, why string) error {
 }
 
 // trial drives one profile against the running engine and stores the run.
-func (r *runner) trial(ctx context.Context, proc engine.Instance, t *plan.Trial, note string, quality *record.Quality) error {
+func (r *runner) trial(ctx context.Context, proc engine.Instance, t *plan.Trial, note string, quality *record.Quality, used []record.GPU) error {
 	prompts, estimated, err := r.prompts(t, proc.Endpoint())
 	if err != nil {
-		return r.failAll([]*plan.Trial{t}, err.Error())
+		return r.failAll([]*plan.Trial{t}, used, err.Error())
 	}
 	sp := t.Spec
 	_, arrivals := sp.Seeds()
@@ -154,7 +158,7 @@ func (r *runner) trial(ctx context.Context, proc engine.Instance, t *plan.Trial,
 	if err != nil {
 		return err
 	}
-	rec := r.record(t, began, time.Now())
+	rec := r.record(t, used, began, time.Now())
 	if stopped != nil && stopped() != nil {
 		st := stopped()
 		res.Samples = keepSeen(res.Samples)
@@ -234,13 +238,14 @@ func (r *runner) promptSet(t *plan.Trial, url string, n int, seed uint64) (load.
 	return load.List(set.Prompts), set.Estimated, err
 }
 
-func (r *runner) record(t *plan.Trial, began, ended time.Time) *record.Record {
+func (r *runner) record(t *plan.Trial, used []record.GPU, began, ended time.Time) *record.Record {
 	kind := record.Measured
 	if r.o.Simulate {
 		kind = record.Simulated
 	}
 	prompts, arrivals := t.Spec.Seeds()
 	p := host.Provenance(kind, began, ended, r.o.Version)
+	host.OnGPUs(&p, used)
 	if t.Kind == "llamacpp" && !r.o.Simulate && len(t.Argv) > 0 {
 		p.EngineBuild = llamacpp.BuildInfo(t.Argv[0])
 	}
