@@ -67,7 +67,6 @@ type Summary struct {
 	Bench, Overhead               time.Duration // GPU time in benchmarks; in launches, health waits, teardowns
 	Decided                       bool
 	Cluster                       ClusterSummary
-	Interrupted                   bool
 	// Unsettled are the steps the run left waiting or invalid, with why.
 	Unsettled []plan.StepState
 	// Invalid are the files in the results folder that are not valid
