@@ -167,3 +167,62 @@ func TestGPUPoolWithoutGPUs(t *testing.T) {
 		t.Errorf("pool %v, want every GPU nvidia-smi lists", p.ids)
 	}
 }
+
+// fourFree answers nvidia-smi's queries for four idle GPUs.
+const fourFree = `#!/bin/sh
+case "$*" in
+*--query-gpu=index,uuid,name,driver_version,memory.total,memory.used*)
+	for i in 0 1 2 3; do echo "$i, GPU-$i, NVIDIA H200, 580.159.04, 143771, 1"; done
+	;;
+*)
+	echo "| NVIDIA-SMI 580.159.04    Driver Version: 580.159.04    CUDA Version: 13.0 |"
+	;;
+esac
+`
+
+// With four free GPUs the two configurations of a select step launch at
+// once, each on its own GPU: the records name two different GPUs, and
+// no two runs that overlapped in time shared one (record.SharedGPUs,
+// the check the multi-GPU study's committed records must pass too).
+func TestParallelLaunchesShareNoGPU(t *testing.T) {
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "nvidia-smi"), []byte(fourFree), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	dir := t.TempDir()
+	var mu sync.Mutex
+	launched := map[string][]string{}
+	sink := event.Func(func(e event.Event) {
+		if e.Kind == event.Launching {
+			mu.Lock()
+			launched[e.Launch.Command] = e.Launch.GPUs
+			mu.Unlock()
+		}
+	})
+	sum, err := Run(context.Background(), study(t, fourProfiles), Options{Results: dir, Simulate: true, SimPath: simBin, GPUs: []string{"0", "1", "2", "3"}, Events: sink})
+	if err != nil || !sum.Decided || sum.Launches != 2 {
+		t.Fatalf("%+v %v", sum, err)
+	}
+	runs, err := store.Open(dir).OK()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []*record.Record
+	used := map[string]bool{}
+	for _, rs := range runs {
+		for _, r := range rs {
+			all = append(all, r)
+			if len(r.Provenance.GPUs) != 1 {
+				t.Fatalf("%s: GPUs %+v, want one", r.Key, r.Provenance.GPUs)
+			}
+			used[r.Provenance.GPUs[0].UUID] = true
+		}
+	}
+	if len(used) != 2 || len(launched) != 2 {
+		t.Errorf("two configurations used GPUs %v (launches %v), want two different ones", used, launched)
+	}
+	if clash := record.SharedGPUs(all); len(clash) > 0 {
+		t.Errorf("runs shared a GPU: %v", clash)
+	}
+}
