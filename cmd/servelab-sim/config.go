@@ -18,10 +18,16 @@ type config struct {
 	FP8               bool
 	KVFP8             bool
 	PrefixCache       bool
-	Step, PerSeq      time.Duration
-	Prefill           time.Duration // per prompt token
-	Faults            faults
-	Flags             map[string]string
+	// CacheBlocks is the prefix cache's size in blocks of 16 tokens;
+	// ReportCached puts each request's cached tokens in its usage, as
+	// vLLM does with --enable-prompt-tokens-details and SGLang with
+	// --enable-cache-report.
+	CacheBlocks  int
+	ReportCached bool
+	Step, PerSeq time.Duration
+	Prefill      time.Duration // per prompt token
+	Faults       faults
+	Flags        map[string]string
 }
 
 type faults struct {
@@ -37,7 +43,13 @@ var switches = map[string]bool{
 	"enable-prefix-caching": true, "no-enable-prefix-caching": true, "language-model-only": true,
 	"enable-torch-compile": true, "disable-radix-cache": true, "enforce-eager": true,
 	"trust-remote-code": true, "disable-cuda-graph": true, "enable-mixed-chunk": true, "async-scheduling": true,
+	"enable-prompt-tokens-details": true, "enable-cache-report": true,
 }
+
+// defaultCacheTokens is the simulated KV cache's room for cached
+// prefixes at vLLM's default --gpu-memory-utilization 0.9 and 16-bit
+// KV: 128 Ki tokens, some 18 GiB of an 8B model's KV cache.
+const defaultCacheTokens = 128 << 10
 
 func parseArgs(args []string, env func(string) string) (*config, error) {
 	c := &config{Host: "127.0.0.1", Port: 8000, Step: 6 * time.Millisecond, PerSeq: 50 * time.Microsecond,
@@ -72,6 +84,8 @@ func (c *config) bounds() error {
 		return fmt.Errorf("--port %d: want 1 to 65535", c.Port)
 	case c.Slots > 1<<20:
 		return fmt.Errorf("--max-num-seqs %d: at most %d", c.Slots, 1<<20)
+	case c.CacheBlocks > 1<<26:
+		return fmt.Errorf("prefix cache of %d blocks: at most %d", c.CacheBlocks, 1<<26)
 	case c.SpecTokens > 64:
 		return fmt.Errorf("speculative tokens %d: at most 64", c.SpecTokens)
 	}
@@ -161,7 +175,42 @@ func (c *config) apply() error {
 	case f["no-enable-prefix-caching"] == "true", f["disable-radix-cache"] == "true":
 		c.PrefixCache = false
 	}
+	if err := c.cacheSize(); err != nil {
+		return err
+	}
 	return c.speculative()
+}
+
+// cacheSize sizes the prefix cache from the flags that size the KV cache:
+// vLLM's --num-gpu-blocks-override (blocks) or SGLang's --max-total-tokens
+// when given, else the default scaled by vLLM's --gpu-memory-utilization
+// (against 0.9) and doubled by an FP8 KV cache.
+func (c *config) cacheSize() error {
+	f := c.Flags
+	c.ReportCached = f["enable-prompt-tokens-details"] == "true" || f["enable-cache-report"] == "true"
+	if _, ok := f["num-gpu-blocks-override"]; ok {
+		n, err := intFlag(f, 0, "num-gpu-blocks-override")
+		c.CacheBlocks = n
+		return err
+	}
+	if _, ok := f["max-total-tokens"]; ok {
+		n, err := intFlag(f, 0, "max-total-tokens")
+		c.CacheBlocks = n / blockTokens
+		return err
+	}
+	tokens := float64(defaultCacheTokens)
+	if v, ok := f["gpu-memory-utilization"]; ok {
+		u, err := strconv.ParseFloat(v, 64)
+		if err != nil || !(u > 0 && u <= 1) {
+			return fmt.Errorf("--gpu-memory-utilization %q: want a number in (0, 1]", v)
+		}
+		tokens *= u / 0.9
+	}
+	if c.KVFP8 {
+		tokens *= 2
+	}
+	c.CacheBlocks = int(tokens) / blockTokens
+	return nil
 }
 
 func (c *config) speculative() error {

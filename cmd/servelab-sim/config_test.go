@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -74,19 +75,77 @@ func TestFlagEffectsParsed(t *testing.T) {
 	}
 }
 
-// Prefix caching skips the prompt blocks prefilled before.
+// Prefix caching skips the prompt blocks prefilled before, and says
+// how many tokens it skipped.
 func TestPrefixCache(t *testing.T) {
 	words := make([]string, 40)
 	for i := range words {
 		words[i] = "w"
 	}
-	on := newEngine(&config{PrefixCache: true})
-	if a, b := on.uncached(words), on.uncached(words); a != 40 || b != 8 {
-		t.Errorf("with cache: %d then %d, want 40 then 8 (two 16-token blocks cached)", a, b)
+	req := func(e *engine) (int, int) {
+		s := &seq{prompt: words}
+		return e.uncached(s), s.cached
+	}
+	on := newEngine(&config{PrefixCache: true, CacheBlocks: 100})
+	a, _ := req(on)
+	b, cached := req(on)
+	if a != 40 || b != 8 || cached != 32 {
+		t.Errorf("with cache: %d then %d (%d cached), want 40 then 8 (two 16-token blocks cached)", a, b, cached)
+	}
+	on.resetCache()
+	if a, _ := req(on); a != 40 {
+		t.Errorf("after a reset: %d uncached, want 40", a)
 	}
 	off := newEngine(&config{})
-	if a, b := off.uncached(words), off.uncached(words); a != 40 || b != 40 {
+	a, _ = req(off)
+	b, _ = req(off)
+	if a != 40 || b != 40 {
 		t.Errorf("without cache: %d then %d", a, b)
+	}
+}
+
+// The cache holds at most its limit of blocks and evicts the least
+// recently used; a prompt of whole blocks recomputes its last block.
+func TestPrefixCacheLRU(t *testing.T) {
+	prompt := func(tag string, n int) []string {
+		w := make([]string, n)
+		for i := range w {
+			w[i] = tag + strconv.Itoa(i)
+		}
+		return w
+	}
+	c := newPrefixCache(4)
+	a, b, x := prompt("a", 32), prompt("b", 32), prompt("x", 32)
+	c.admit(a) // a's 2 blocks
+	c.admit(b) // b's 2 blocks: full
+	if got := c.admit(a); got != 16 {
+		t.Errorf("a again: %d cached, want 16 (a whole-block prompt recomputes its last block)", got)
+	}
+	c.admit(x) // evicts b, the least recently used
+	if got := c.admit(append(b, "tail")); got != 0 {
+		t.Errorf("b after eviction: %d cached, want 0", got)
+	}
+	if c.lru.Len() > 4 || len(c.blocks) != c.lru.Len() {
+		t.Errorf("cache holds %d blocks (%d keys), limit 4", c.lru.Len(), len(c.blocks))
+	}
+}
+
+// The cache's size follows the flags that size an engine's KV cache.
+func TestCacheSize(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"vllm", "serve", "m"}, defaultCacheTokens / 16},
+		{[]string{"vllm", "serve", "m", "--gpu-memory-utilization", "0.45"}, defaultCacheTokens / 32},
+		{[]string{"vllm", "serve", "m", "--kv-cache-dtype", "fp8"}, defaultCacheTokens / 8},
+		{[]string{"vllm", "serve", "m", "--num-gpu-blocks-override", "100"}, 100},
+		{[]string{"python3", "-m", "sglang.launch_server", "--model-path", "m", "--max-total-tokens", "1600"}, 100},
+	} {
+		c, err := parseArgs(tc.args, func(string) string { return "" })
+		if err != nil || c.CacheBlocks != tc.want {
+			t.Errorf("%q: %d blocks (%v), want %d", tc.args, c.CacheBlocks, err, tc.want)
+		}
 	}
 }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"hash/fnv"
 	"runtime"
 	"sync"
 	"time"
@@ -13,6 +12,7 @@ type seq struct {
 	maxTokens int
 	emitted   int
 	started   bool
+	cached    int      // prompt tokens found in the prefix cache, set on admission
 	out       chan int // tokens per emitted chunk; closed when done
 	cancel    chan struct{}
 }
@@ -25,8 +25,8 @@ type engine struct {
 	waiting []*seq
 	running []*seq
 	wake    chan struct{}
-	seen    map[uint64]bool // prompt prefixes already prefilled
-	peak    int             // most sequences ever running at once
+	cache   *prefixCache // nil when prefix caching is off
+	peak    int          // most sequences ever running at once
 	stats   stats
 }
 
@@ -41,7 +41,11 @@ type stats struct {
 const kvTokensPerSlot = 2048
 
 func newEngine(c *config) *engine {
-	return &engine{cfg: c, wake: make(chan struct{}, 1), seen: map[uint64]bool{}}
+	e := &engine{cfg: c, wake: make(chan struct{}, 1)}
+	if c.PrefixCache {
+		e.cache = newPrefixCache(c.CacheBlocks)
+	}
+	return e
 }
 
 func (e *engine) submit(s *seq) {
@@ -98,35 +102,32 @@ func (e *engine) admit() int {
 	for len(e.waiting) > 0 && len(e.running) < e.cfg.Slots {
 		s := e.waiting[0]
 		e.waiting = e.waiting[1:]
-		tokens += e.uncached(s.prompt)
+		tokens += e.uncached(s)
 		e.running = append(e.running, s)
 	}
 	e.peak = max(e.peak, len(e.running))
 	return tokens
 }
 
-// uncached counts the prompt tokens after the longest prefix (in blocks
-// of 16 tokens) prefilled before, when prefix caching is on.
-func (e *engine) uncached(prompt []string) int {
-	e.stats.prefixQueries += int64(len(prompt))
-	if !e.cfg.PrefixCache {
-		return len(prompt)
+// uncached counts the prompt tokens after the longest cached prefix,
+// records the cached ones on the sequence, and caches the prompt.
+func (e *engine) uncached(s *seq) int {
+	e.stats.prefixQueries += int64(len(s.prompt))
+	if e.cache == nil {
+		return len(s.prompt)
 	}
-	h := fnv.New64a()
-	cached := 0
-	for i := 0; i+16 <= len(prompt); i += 16 {
-		for _, w := range prompt[i : i+16] {
-			h.Write([]byte(w))
-			h.Write([]byte{0})
-		}
-		k := h.Sum64()
-		if e.seen[k] && cached == i {
-			cached = i + 16
-		}
-		e.seen[k] = true
+	s.cached = e.cache.admit(s.prompt)
+	e.stats.prefixHits += int64(s.cached)
+	return len(s.prompt) - s.cached
+}
+
+// resetCache empties the prefix cache, as the engines' reset endpoints do.
+func (e *engine) resetCache() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.cache != nil {
+		e.cache.reset()
 	}
-	e.stats.prefixHits += int64(cached)
-	return len(prompt) - cached
 }
 
 // kvUsage is the share of the KV cache the running sequences hold.

@@ -19,6 +19,15 @@
 // exit-after=N (dies after N requests), endless-line (every stream is one
 // data line that never ends, until the client hangs up).
 //
+// The prefix cache is an LRU over blocks of 16 tokens with a size limit
+// (vLLM's --num-gpu-blocks-override or SGLang's --max-total-tokens, else
+// 128 Ki tokens scaled by --gpu-memory-utilization and doubled by an FP8
+// KV cache), on by default for vLLM and SGLang and switched by their
+// flags (--enable-prefix-caching, --no-enable-prefix-caching,
+// --disable-radix-cache); the engines' reset endpoints empty it. With
+// vLLM's --enable-prompt-tokens-details or SGLang's --enable-cache-report
+// each request's usage carries prompt_tokens_details.cached_tokens.
+//
 // Its /metrics speaks vLLM V1's metric names (running and waiting
 // requests, KV-cache usage, prefix-cache queries and hits, speculative
 // drafts and accepted tokens) in the Prometheus text format, so the

@@ -35,8 +35,8 @@ func serve(c *config) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "servelab-sim: %s %s on http://%s (slots %d, speculative %d, fp8 %v, prefix cache %v, CUDA_VISIBLE_DEVICES=%q)\n",
-		c.Kind, c.Model, ln.Addr(), c.Slots, c.SpecTokens, c.FP8, c.PrefixCache, os.Getenv("CUDA_VISIBLE_DEVICES"))
+	fmt.Fprintf(os.Stderr, "servelab-sim: %s %s on http://%s (slots %d, speculative %d, fp8 %v, prefix cache %v of %d blocks, CUDA_VISIBLE_DEVICES=%q)\n",
+		c.Kind, c.Model, ln.Addr(), c.Slots, c.SpecTokens, c.FP8, c.PrefixCache, c.CacheBlocks, os.Getenv("CUDA_VISIBLE_DEVICES"))
 	go func() {
 		time.Sleep(c.Faults.SlowStart)
 		s.ready.Store(!c.Faults.Unhealthy)
@@ -58,9 +58,9 @@ func serve(c *config) error {
 	return http.Serve(ln, mux)
 }
 
-// resetCache counts resets; the simulator keeps no prefix cache whose
-// contents could change timing.
+// resetCache empties the prefix cache and counts resets.
 func (s *server) resetCache(w http.ResponseWriter, _ *http.Request) {
+	s.eng.resetCache()
 	s.resets.Add(1)
 	w.WriteHeader(http.StatusOK)
 }
@@ -268,8 +268,11 @@ func (s *server) stream(w http.ResponseWriter, r *http.Request, req *request, n 
 		}
 	}
 	if req.Options != nil && req.Options.IncludeUsage {
-		u := map[string]any{"id": id, "object": "chat.completion.chunk", "model": s.cfg.Model, "choices": []any{},
-			"usage": map[string]int{"prompt_tokens": len(prompt), "completion_tokens": sent, "total_tokens": len(prompt) + sent}}
+		usage := map[string]any{"prompt_tokens": len(prompt), "completion_tokens": sent, "total_tokens": len(prompt) + sent}
+		if s.cfg.ReportCached {
+			usage["prompt_tokens_details"] = map[string]int{"cached_tokens": sq.cached}
+		}
+		u := map[string]any{"id": id, "object": "chat.completion.chunk", "model": s.cfg.Model, "choices": []any{}, "usage": usage}
 		b, _ := json.Marshal(u)
 		writeEvent(w, fl, b)
 	}
