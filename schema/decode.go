@@ -127,6 +127,7 @@ func (l *Loader) decode(file, id string, v, orig cue.Value) (*Study, error) {
 	c.baseline()
 	c.steps()
 	c.randomChat()
+	c.datasets()
 	if len(c.errs) > 0 {
 		return nil, c.errs.Sort()
 	}
@@ -213,9 +214,10 @@ func (c *checker) profiles() {
 // runTokens keeps each profile's run within memory: its requests times
 // the longest output is what the client holds per request token.
 func (c *checker) runTokens() {
-	out, warm := c.s.Benchmark.MaxOutput(), c.s.Benchmark.Warmup
+	warm := c.s.Benchmark.Warmup
 	for _, name := range slices.Sorted(maps.Keys(c.s.Profiles)) {
 		p := c.s.Profiles[name]
+		out := c.s.Benchmark.MaxOutputFor(c.s.DatasetOf(p))
 		if n := int64(p.Requests+warm) * int64(out); n > MaxRunTokens {
 			c.errorf([]any{"profiles", name, "requests"}, "%d requests (and %d warm-up) of up to %d output tokens make %d tokens, more than one run keeps in memory (%d): send fewer requests or shorter outputs",
 				p.Requests, warm, out, n, MaxRunTokens)

@@ -22,15 +22,28 @@ const (
 	// ShareGPTMaxOutput is the longest output a ShareGPT entry can ask
 	// for (vLLM's filter: prompt plus output at most 2048 tokens).
 	ShareGPTMaxOutput = 2048
+	// TraceMaxOutput caps the output of one request of a trace or a
+	// conversation file (a row asking more is sent with this budget).
+	TraceMaxOutput = 8192
 )
 
-// MaxOutput is the longest output one request of the benchmark can ask.
-func (b Benchmark) MaxOutput() int {
+// MaxOutput is the longest output one request of the benchmark's own
+// dataset can ask.
+func (b Benchmark) MaxOutput() int { return b.MaxOutputFor(b.Dataset) }
+
+// MaxOutputFor is the longest output one request from ds can ask; a
+// trace's or conversation file's own lengths are only known when it is
+// read, where the run caps them at TraceMaxOutput.
+func (b Benchmark) MaxOutputFor(ds Dataset) int {
 	switch {
 	case b.Output.MaxTokens > 0:
 		return b.Output.MaxTokens
-	case b.Dataset.Name == "random":
-		return int(float64(b.Dataset.OutputLen)*(1+b.Dataset.RangeRatio)) + 1
+	case ds.Name == "random":
+		return int(float64(ds.OutputLen)*(1+ds.RangeRatio)) + 1
+	case ds.Name == "prefix-repetition":
+		return ds.OutputLen
+	case ds.Name == "mooncake" || ds.Name == "conversations":
+		return TraceMaxOutput
 	}
 	return ShareGPTMaxOutput
 }

@@ -236,27 +236,55 @@ func (s *Study) GuardSize() (q QualitySize, ok bool) {
 	return QualitySize{Prompts: 16, Tokens: 32}, ok
 }
 
-// Dataset is the prompt source.
+// Dataset is the prompt source; see #Dataset in study.cue.
 type Dataset struct {
 	Name       string  `json:"name"`
+	Seed       *int    `json:"seed,omitempty"`
 	Path       string  `json:"path,omitempty"`
 	SHA256     string  `json:"sha256,omitempty"`
 	InputLen   int     `json:"inputLen,omitempty"`
 	OutputLen  int     `json:"outputLen,omitempty"`
 	RangeRatio float64 `json:"rangeRatio,omitempty"`
 	PrefixLen  int     `json:"prefixLen,omitempty"`
+	SuffixLen  int     `json:"suffixLen,omitempty"`
+	Prefixes   int     `json:"prefixes,omitempty"`
+	BlockSize  int     `json:"blockSize,omitempty"`
+	ThinkTime  float64 `json:"thinkTime,omitempty"`
+	MaxTurns   int     `json:"maxTurns,omitempty"`
+}
+
+// MooncakeBlock is the Mooncake traces' tokens per hash id.
+const MooncakeBlock = 512
+
+// Block is a mooncake dataset's tokens per hash id.
+func (d Dataset) Block() int {
+	if d.BlockSize > 0 {
+		return d.BlockSize
+	}
+	return MooncakeBlock
 }
 
 // Profile is one named load profile.
 type Profile struct {
-	Kind        string  `json:"kind"`
-	Requests    int     `json:"requests"`
-	Rate        float64 `json:"rate,omitempty"`
-	Burstiness  float64 `json:"burstiness,omitempty"`
-	Concurrency int     `json:"concurrency,omitempty"`
-	Seed        *int    `json:"seed,omitempty"`
-	Search      *Search `json:"search,omitempty"`
-	Title       *Text   `json:"title,omitempty"`
+	Kind        string   `json:"kind"`
+	Requests    int      `json:"requests"`
+	Rate        float64  `json:"rate,omitempty"`
+	Burstiness  float64  `json:"burstiness,omitempty"`
+	Concurrency int      `json:"concurrency,omitempty"`
+	Seed        *int     `json:"seed,omitempty"`
+	Dataset     *Dataset `json:"dataset,omitempty"`
+	TimeScale   float64  `json:"timeScale,omitempty"`
+	Search      *Search  `json:"search,omitempty"`
+	Title       *Text    `json:"title,omitempty"`
+}
+
+// DatasetOf is the dataset profile p draws from: its own, else the
+// benchmark's.
+func (s *Study) DatasetOf(p Profile) Dataset {
+	if p.Dataset != nil {
+		return *p.Dataset
+	}
+	return s.Benchmark.Dataset
 }
 
 // Search is a capacity search over request rate (see #Profile).

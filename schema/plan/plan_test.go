@@ -286,6 +286,13 @@ func mutate(v reflect.Value) {
 		v.SetBool(!v.Bool())
 	case reflect.Slice:
 		v.Set(reflect.Append(v, reflect.ValueOf("--extra")))
+	case reflect.Pointer:
+		n := reflect.New(v.Type().Elem())
+		if !v.IsNil() {
+			n.Elem().Set(v.Elem())
+			mutate(n.Elem())
+		}
+		v.Set(n)
 	case reflect.Map:
 		m := reflect.MakeMap(v.Type())
 		m.SetMapIndex(reflect.ValueOf("A"), reflect.ValueOf("2"))

@@ -53,6 +53,7 @@ type ProfileSpec struct {
 	Rate        float64 `json:"rate,omitempty"`
 	Burstiness  float64 `json:"burstiness,omitempty"`
 	Concurrency int     `json:"concurrency,omitempty"`
+	TimeScale   float64 `json:"timeScale,omitempty"`
 }
 
 // BenchmarkSpec is how the load is driven and from which prompts.
@@ -78,6 +79,13 @@ type DatasetSpec struct {
 	OutputLen  int     `json:"outputLen,omitempty"`
 	RangeRatio float64 `json:"rangeRatio,omitempty"`
 	PrefixLen  int     `json:"prefixLen,omitempty"`
+	SuffixLen  int     `json:"suffixLen,omitempty"`
+	Prefixes   int     `json:"prefixes,omitempty"`
+	BlockSize  int     `json:"blockSize,omitempty"`
+	ThinkTime  float64 `json:"thinkTime,omitempty"`
+	MaxTurns   int     `json:"maxTurns,omitempty"`
+	// Seed is the dataset's own seed, when the study gives one.
+	Seed *int `json:"seed,omitempty"`
 }
 
 // Key is the hex sha256 of the canonical encoding.
@@ -100,13 +108,19 @@ func specFor(s *schema.Study, c Config, argv []string, p schema.Profile, repeat 
 	e := s.Engines[c.Engine]
 	m, _ := s.Model.Variant(c.ModelVariant())
 	b := s.Benchmark
+	d := s.DatasetOf(p)
 	ds := DatasetSpec{
-		Name: b.Dataset.Name, SHA256: b.Dataset.SHA256,
-		InputLen: b.Dataset.InputLen, OutputLen: b.Dataset.OutputLen,
-		RangeRatio: b.Dataset.RangeRatio, PrefixLen: b.Dataset.PrefixLen,
+		Name: d.Name, SHA256: d.SHA256,
+		InputLen: d.InputLen, OutputLen: d.OutputLen,
+		RangeRatio: d.RangeRatio, PrefixLen: d.PrefixLen,
+		SuffixLen: d.SuffixLen, Prefixes: d.Prefixes, ThinkTime: d.ThinkTime,
+		MaxTurns: d.MaxTurns, Seed: d.Seed,
 	}
-	if ds.SHA256 == "" && b.Dataset.Path != "" {
-		ds.File = path.Base(b.Dataset.Path)
+	if d.Name == "mooncake" {
+		ds.BlockSize = d.Block() // written out, so the key says what ids meant
+	}
+	if ds.SHA256 == "" && d.Path != "" {
+		ds.File = path.Base(d.Path)
 	}
 	var env map[string]string
 	if len(c.Env) > 0 {
@@ -130,7 +144,7 @@ func specFor(s *schema.Study, c Config, argv []string, p schema.Profile, repeat 
 		Env:      env,
 		Hardware: HardwareSpec{GPU: s.Hardware.GPU, Count: s.Hardware.Count},
 		Profile: ProfileSpec{Kind: p.Kind, Requests: p.Requests, Rate: p.Rate,
-			Burstiness: burst, Concurrency: p.Concurrency},
+			Burstiness: burst, Concurrency: p.Concurrency, TimeScale: timeScale(p)},
 		Benchmark: BenchmarkSpec{
 			Client: b.Client.Name, ClientVersion: b.Client.Version, Dataset: ds,
 			API: b.API, Seed: seed, Warmup: b.Warmup, Timeout: b.Timeout,
@@ -138,6 +152,17 @@ func specFor(s *schema.Study, c Config, argv []string, p schema.Profile, repeat 
 		},
 		Repeat: repeat,
 	}
+}
+
+// timeScale is a trace profile's, 1 written out so that the key says it.
+func timeScale(p schema.Profile) float64 {
+	if p.Kind != "trace" {
+		return 0
+	}
+	if p.TimeScale == 0 {
+		return 1
+	}
+	return p.TimeScale
 }
 
 // Seeds are the trial's prompt and arrival-time seeds. They derive from
@@ -152,5 +177,11 @@ func (s Spec) Seeds() (prompts, arrivals uint64) {
 		Repeat  int         `json:"repeat"`
 	}{s.Benchmark.Seed, s.Profile, s.Repeat})
 	sum := sha256.Sum256(b)
-	return binary.BigEndian.Uint64(sum[:8]), binary.BigEndian.Uint64(sum[8:16])
+	prompts, arrivals = binary.BigEndian.Uint64(sum[:8]), binary.BigEndian.Uint64(sum[8:16])
+	if d := s.Benchmark.Dataset.Seed; d != nil {
+		// The dataset's own seed fixes its content across profiles and
+		// repeats; the study asked for that (to share prefixes on purpose).
+		prompts = uint64(*d)*0x9e3779b97f4a7c15 ^ 0xd1b54a32d192ed03
+	}
+	return prompts, arrivals
 }
