@@ -149,7 +149,8 @@ FUZZ_TARGETS := \
 	./execute/engine:FuzzParseIdentity ./render/outdir:FuzzMarker ./execute/load:FuzzStream ./execute/load:FuzzParseMetrics \
 	./execute/importer:FuzzVLLMText ./execute/importer:FuzzVLLMJSON ./execute/importer:FuzzGuideLLM ./execute/importer:FuzzSGLang \
 	./execute/importer:FuzzSGLangText ./execute/importer:FuzzAIPerf \
-	./execute/slurm:FuzzParseSqueue ./execute/slurm:FuzzParseSubmit ./execute/slurm:FuzzParseSacct
+	./execute/slurm:FuzzParseSqueue ./execute/slurm:FuzzParseSubmit ./execute/slurm:FuzzParseSacct \
+	./execute/dataset:FuzzParseTrace ./execute/dataset:FuzzParseConversations
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		echo "fuzz $$t ($(FUZZTIME))"; \

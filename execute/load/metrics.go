@@ -76,7 +76,13 @@ func fill(m *record.Metrics, ok []record.Sample) {
 	first, last := math.Inf(1), math.Inf(-1)
 	var lat, ttft, tpot, itl, slat, sttft []float64
 	in, out := 0, 0
+	cached, cachedIn, reported := 0, 0, false
 	for _, s := range ok {
+		if s.Cached != nil {
+			reported = true
+			cached += *s.Cached
+			cachedIn += s.InputTokens
+		}
 		first = math.Min(first, s.Sent)
 		last = math.Max(last, s.Intended+s.Latency/1000)
 		in += s.InputTokens
@@ -97,6 +103,12 @@ func fill(m *record.Metrics, ok []record.Sample) {
 		itl = append(itl, s.Gaps...)
 	}
 	m.InputTokens, m.OutputTokens = record.I(in), record.I(out)
+	if reported {
+		m.CachedTokens = record.I(cached)
+		if cachedIn > 0 {
+			m.CacheHitRate = record.F(float64(cached) / float64(cachedIn))
+		}
+	}
 	m.Duration = last - first
 	if m.Duration > 0 {
 		d := m.Duration

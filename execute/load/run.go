@@ -36,6 +36,15 @@ type Prompt struct {
 	// InputTokens is the prompt length the dataset measured (0 when the
 	// server's usage must say).
 	InputTokens int
+	// Messages, when set, are the chat messages sent instead of Text:
+	// a conversation's history and its next user turn.
+	Messages []Message
+}
+
+// Message is one chat message.
+type Message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
 }
 
 // Load is how requests are sent.
@@ -54,6 +63,14 @@ type Load struct {
 	// goroutines at once); when it returns true the run stops sending,
 	// cancels the requests in flight and marks them stopped.
 	Watch func(record.Sample) bool
+	// Offsets, when set, are when each measured request is due (a
+	// replayed trace's arrivals) instead of the kind's schedule.
+	Offsets []time.Duration
+	// Conversations, when set, are the measured requests: Concurrency
+	// conversations at a time, each sending its turns in order, a turn
+	// Think after the previous reply ended (see conversations).
+	Conversations [][]Prompt
+	Think         time.Duration
 
 	// legacy selects the client as it was before the sleeping pacer and
 	// pooled readers, for the before/after figures of `make bench`.
@@ -141,9 +158,12 @@ func Measure(ctx context.Context, t Target, l Load, prompts Prompts) (Result, er
 	mctx, stop := context.WithCancel(ctx)
 	defer stop()
 	c.stop = stop
-	if l.Kind == "concurrency" {
+	switch {
+	case l.Conversations != nil:
+		measured = c.conversations(mctx, l, start)
+	case l.Kind == "concurrency":
 		measured = c.closed(mctx, l, rest, start)
-	} else {
+	default:
 		measured = c.open(mctx, l, rest, start)
 	}
 	res := Result{Samples: append(warm, measured...)}
@@ -231,8 +251,11 @@ func (c *client) warmup(ctx context.Context, l Load, prompts Prompts) []record.S
 // ones have finished (an open model). With a concurrency cap a request
 // may wait for a slot; its latency still counts from when it was due.
 func (c *client) open(ctx context.Context, l Load, prompts Prompts, start time.Time) []record.Sample {
-	offs := Schedule(l.Kind, l.Rate, l.Burstiness, l.Requests, l.Seed)
-	out := make([]record.Sample, l.Requests)
+	offs := l.Offsets
+	if offs == nil {
+		offs = Schedule(l.Kind, l.Rate, l.Burstiness, l.Requests, l.Seed)
+	}
+	out := make([]record.Sample, len(offs))
 	var slots chan struct{}
 	if l.Concurrency > 0 {
 		slots = make(chan struct{}, l.Concurrency)
@@ -306,16 +329,11 @@ type request struct {
 	Options   streamOptions `json:"stream_options"`
 	IgnoreEOS bool          `json:"ignore_eos,omitempty"`
 	Prompt    any           `json:"prompt,omitempty"`
-	Messages  []message     `json:"messages,omitempty"`
+	Messages  []Message     `json:"messages,omitempty"`
 }
 
 type streamOptions struct {
 	IncludeUsage bool `json:"include_usage"`
-}
-
-type message struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
 }
 
 func (c *client) body(p Prompt) []byte {
@@ -326,8 +344,10 @@ func (c *client) body(p Prompt) []byte {
 		req.Prompt = p.TokenIDs
 	case c.t.API == "completions":
 		req.Prompt = p.Text
+	case p.Messages != nil:
+		req.Messages = p.Messages
 	default:
-		req.Messages = []message{{Role: "user", Content: p.Text}}
+		req.Messages = []Message{{Role: "user", Content: p.Text}}
 	}
 	b, _ := json.Marshal(req)
 	return b
@@ -445,6 +465,9 @@ func (c *client) read(body io.Reader, due time.Time, p Prompt, s *record.Sample)
 		if ch.HasUsage {
 			usage = true
 			s.InputTokens, s.OutputTokens = ch.PromptTokens, ch.CompletionTokens
+			if ch.HasCached {
+				s.Cached = record.I(ch.CachedTokens)
+			}
 		}
 		if ch.Done {
 			if !c.l.legacy {

@@ -22,6 +22,10 @@ type Chunk struct {
 	HasUsage         bool
 	PromptTokens     int
 	CompletionTokens int
+	// CachedTokens is usage.prompt_tokens_details.cached_tokens, when
+	// HasCached says the server sent it.
+	HasCached    bool
+	CachedTokens int
 	// Error is an error object or message the server put in the stream.
 	Error string
 }
@@ -115,6 +119,7 @@ var (
 	keyUsage   = []byte(`"usage":`)
 	keyPrompt  = []byte(`"prompt_tokens":`)
 	keyCompl   = []byte(`"completion_tokens":`)
+	keyCached  = []byte(`"cached_tokens":`)
 	keyError   = []byte(`"error":`)
 	keyChoices = []byte(`"choices":`)
 )
@@ -150,6 +155,11 @@ func ParseChunk(p []byte) (Chunk, error) {
 			c.HasUsage = true
 			c.PromptTokens = intAfter(u, keyPrompt)
 			c.CompletionTokens = intAfter(u, keyCompl)
+			if i := bytes.Index(u, keyCached); i >= 0 {
+				v := bytes.TrimLeft(u[i+len(keyCached):], " ")
+				c.HasCached = len(v) > 0 && v[0] >= '0' && v[0] <= '9'
+				c.CachedTokens = intAfter(u, keyCached)
+			}
 		}
 	}
 	if !hasChoices && !c.HasUsage {

@@ -218,6 +218,16 @@ type Metrics struct {
 	// those whose server-counted input differs from it by more than 2 %.
 	ClaimedInputTokens int `json:"claimedInputTokens,omitempty"`
 	InputMismatch      int `json:"inputTokenMismatch,omitempty"`
+	// CachedTokens is the prompt tokens the engine served from its prefix
+	// cache, summed over the completed requests whose usage said, and
+	// CacheHitRate their share of those requests' prompt tokens; nil
+	// when no request's usage said.
+	CachedTokens *int     `json:"cachedTokens,omitempty"`
+	CacheHitRate *float64 `json:"cacheHitRate,omitempty"`
+	// SharedPrefix is the workload's share of prompt tokens in a prefix
+	// an earlier request of the run began with (in 16-token blocks): the
+	// hit rate an unbounded prefix cache would reach.
+	SharedPrefix *float64 `json:"sharedPrefix,omitempty"`
 	// Engine summarises the engine's own metrics endpoint over the run.
 	Engine *EngineMetrics `json:"engine,omitempty"`
 }

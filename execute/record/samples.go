@@ -40,6 +40,9 @@ type Sample struct {
 	// count plus the template the server adds), to compare with
 	// InputTokens, the server's usage; 0 when the client had no count.
 	Claimed int `json:"claim,omitempty"`
+	// Cached is the prompt tokens the engine found in its prefix cache
+	// (usage.prompt_tokens_details.cached_tokens); nil when it did not say.
+	Cached *int `json:"cached,omitempty"`
 }
 
 // EncodeSamples writes samples as gzip-compressed JSON lines, a header
