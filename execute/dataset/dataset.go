@@ -9,7 +9,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"math/rand/v2"
 	"net/http"
@@ -197,4 +199,24 @@ func EngineTokenizer(baseURL, model string) Tokenizer {
 		return nil
 	}
 	return count
+}
+
+// ReadFile reads a dataset file and checks it against sha (when not
+// ""), with errors that name the file and the fix.
+func ReadFile(path, sha string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("%s: %v: fetch the file (the README lists where) or fix the dataset's path, which is relative to the study file", path, err)
+	}
+	if sha != "" {
+		sum := sha256.Sum256(data)
+		if got := hex.EncodeToString(sum[:]); got != sha {
+			return nil, fmt.Errorf("%s: sha256 %s, the study expects %s: fetch the file the study names, or update its sha256", path, got, sha)
+		}
+	}
+	return data, nil
 }

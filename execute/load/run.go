@@ -260,9 +260,11 @@ func (c *client) open(ctx context.Context, l Load, prompts Prompts, start time.T
 	if l.Concurrency > 0 {
 		slots = make(chan struct{}, l.Concurrency)
 	}
+	ready := c.prepare(ctx, offs, prompts)
 	var wg sync.WaitGroup
 	for i, off := range offs {
 		due := start.Add(off)
+		r := <-ready
 		if !c.pace.wait(ctx, due) {
 			for j := i; j < len(offs); j++ {
 				out[j] = c.seen(notSent(start, start.Add(offs[j]), "not sent: the run reached its time limit"))
@@ -276,11 +278,36 @@ func (c *client) open(ctx context.Context, l Load, prompts Prompts, start time.T
 				slots <- struct{}{}
 				defer func() { <-slots }()
 			}
-			out[i] = c.seen(c.do(ctx, start, due, prompts.At(i%prompts.Len())))
+			out[i] = c.seen(c.send(ctx, start, due, r.p, r.body))
 		}(i, due)
 	}
 	wg.Wait()
 	return out
+}
+
+// prepared is a request made ready before it is due.
+type prepared struct {
+	p    Prompt
+	body []byte
+}
+
+// prepare makes each request's prompt and body ahead of the schedule,
+// up to a window of requests, so that a long prompt (a trace row of
+// thousands of token ids) is not drawn and encoded after it is due.
+func (c *client) prepare(ctx context.Context, offs []time.Duration, prompts Prompts) <-chan prepared {
+	ready := make(chan prepared, 128)
+	go func() {
+		for i := range offs {
+			p := prompts.At(i % prompts.Len())
+			select {
+			case ready <- prepared{p, c.body(p)}:
+			case <-ctx.Done():
+				close(ready) // the schedule stops too: receives get zero values
+				return
+			}
+		}
+	}()
+	return ready
 }
 
 // closed keeps l.Concurrency requests in flight: each slot sends its
@@ -370,7 +397,12 @@ func (c *client) probe(ctx context.Context, first Prompt) {
 // do sends one request and reads its stream to the end. Lag runs from
 // due to the request's first byte on the wire; the set-up of a fresh
 // connection is also recorded on its own.
-func (c *client) do(ctx context.Context, start, due time.Time, p Prompt) (s record.Sample) {
+func (c *client) do(ctx context.Context, start, due time.Time, p Prompt) record.Sample {
+	return c.send(ctx, start, due, p, c.body(p))
+}
+
+// send is do with the request's body made already.
+func (c *client) send(ctx context.Context, start, due time.Time, p Prompt, body []byte) (s record.Sample) {
 	s.Intended = due.Sub(start).Seconds()
 	s.Sent = s.Intended
 	if p.InputTokens > 0 {
@@ -382,7 +414,7 @@ func (c *client) do(ctx context.Context, start, due time.Time, p Prompt) (s reco
 		defer cancel()
 	}
 	w := &wire{}
-	req, err := http.NewRequestWithContext(w.trace(ctx), "POST", c.url, bytes.NewReader(c.body(p)))
+	req, err := http.NewRequestWithContext(w.trace(ctx), "POST", c.url, bytes.NewReader(body))
 	if err != nil {
 		s.Error = err.Error()
 		return s

@@ -132,15 +132,17 @@ func (r *runner) failAll(g []*plan.Trial, used []record.GPU, why string) error {
 
 // trial drives one profile against the running engine and stores the run.
 func (r *runner) trial(ctx context.Context, proc engine.Instance, t *plan.Trial, note string, quality *record.Quality, used []record.GPU) error {
-	prompts, estimated, err := r.prompts(t, proc.Endpoint())
+	wl, err := r.workload(t, proc.Endpoint())
 	if err != nil {
 		return r.failAll([]*plan.Trial{t}, used, err.Error())
 	}
+	prompts, estimated := wl.prompts, wl.estimated
 	sp := t.Spec
 	_, arrivals := sp.Seeds()
 	l := load.Load{Kind: sp.Profile.Kind, Rate: sp.Profile.Rate, Burstiness: sp.Profile.Burstiness, Concurrency: sp.Profile.Concurrency,
 		Requests: sp.Profile.Requests, Warmup: sp.Benchmark.Warmup, Seed: arrivals,
-		Timeout: time.Duration(sp.Benchmark.Timeout * float64(time.Second)), IgnoreEOS: sp.Benchmark.IgnoreEOS}
+		Timeout: time.Duration(sp.Benchmark.Timeout * float64(time.Second)), IgnoreEOS: sp.Benchmark.IgnoreEOS,
+		Offsets: wl.offsets, Conversations: wl.convs, Think: wl.think}
 	if l.Timeout == 0 {
 		l.Timeout = 10 * time.Minute
 	}
@@ -166,6 +168,7 @@ func (r *runner) trial(ctx context.Context, proc engine.Instance, t *plan.Trial,
 		r.emit(event.Event{Kind: event.EarlyStop, Trial: trialEvent(t), Stop: &event.Stop{After: st.After, Planned: sp.Profile.Requests, Reason: st.Reason}})
 	}
 	rec.Metrics = res.Metrics()
+	rec.Metrics.SharedPrefix = record.F(dataset.SharedPrefix(wl.sent, sp.Benchmark.Warmup+sp.Profile.Requests))
 	rec.Quality = quality
 	if estimated {
 		rec.Notes = append(rec.Notes, "prompt and output lengths estimated from characters: the engine has no /tokenize")
@@ -218,23 +221,28 @@ func (r *runner) guard(ctx context.Context, proc engine.Instance, t *plan.Trial)
 	return q
 }
 
-// prompts are the trial's prompts; random ones are made as they are sent.
-func (r *runner) prompts(t *plan.Trial, url string) (load.Prompts, bool, error) {
-	seed, _ := t.Spec.Seeds()
-	return r.promptSet(t, url, t.Spec.Profile.Requests+t.Spec.Benchmark.Warmup, seed)
-}
-
+// promptSet is n prompts of trial t's dataset, drawn from seed; random
+// ones are made as they are sent. A trace's rows and a conversation
+// file's turns (all turns, history included) are used in order.
 func (r *runner) promptSet(t *plan.Trial, url string, n int, seed uint64) (load.Prompts, bool, error) {
-	ds := r.s.Benchmark.Dataset
-	if ds.Name == "random" {
+	ds := r.datasetOf(t)
+	switch ds.Name {
+	case "random":
 		prompts, err := dataset.RandomFor(t.Spec.Benchmark.API, url, t.Model, ds.InputLen, ds.OutputLen, ds.RangeRatio, ds.PrefixLen, n, seed)
 		return prompts, false, err
+	case "prefix-repetition":
+		return dataset.PrefixRepetition(ds.PrefixLen, ds.SuffixLen, ds.Prefixes, ds.OutputLen, n, seed), false, nil
+	case "mooncake":
+		rows, err := readTrace(ds)
+		if err != nil {
+			return nil, false, err
+		}
+		return dataset.TracePrompts(rows, ds.Block(), r.maxOut(), seed), false, nil
+	case "conversations":
+		wl, err := r.dialogs(t, ds, url, seed)
+		return wl.sent, wl.estimated, err
 	}
-	path := ds.Path
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(filepath.Dir(r.s.File), path)
-	}
-	set, err := dataset.ShareGPT(path, ds.SHA256, n, seed, dataset.EngineTokenizer(url, t.Model))
+	set, err := dataset.ShareGPT(ds.Path, ds.SHA256, n, seed, dataset.EngineTokenizer(url, t.Model))
 	return load.List(set.Prompts), set.Estimated, err
 }
 

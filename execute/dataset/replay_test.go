@@ -1,0 +1,188 @@
+package dataset
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"servelab.dev/execute/load"
+)
+
+// streamServer answers every completion at once with one token and
+// usage, and hands each request's body to seen.
+func streamServer(t *testing.T, seen func(body map[string]any)) string {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if seen != nil {
+			var body map[string]any
+			json.NewDecoder(r.Body).Decode(&body)
+			seen(body)
+		}
+		answer(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// answer streams one token and usage that reports 4 cached tokens.
+func answer(w http.ResponseWriter, r *http.Request) {
+	io.Copy(io.Discard, r.Body)
+	w.Header().Set("Content-Type", "text/event-stream")
+	fmt.Fprint(w, "data: {\"choices\":[{\"text\":\"x\",\"delta\":{\"content\":\"x\"}}]}\n\n")
+	fmt.Fprint(w, "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":9,\"completion_tokens\":1,\"prompt_tokens_details\":{\"cached_tokens\":4}}}\n\ndata: [DONE]\n\n")
+}
+
+// replay runs the sample trace at scale against a server that answers
+// at once, and returns the measured requests' schedule lags in ms,
+// sorted, after checking that each was intended at its row's time.
+func replay(t testing.TB, url string, scale float64) []float64 {
+	f, err := os.Open(traceSample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := ParseTrace(f, traceSample, 512)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const warm = 4
+	offs := TraceOffsets(rows[warm:], scale)
+	res, err := load.Measure(context.Background(), load.Target{URL: url, Model: "m", API: "completions"},
+		load.Load{Kind: "trace", Requests: len(offs), Warmup: warm, Offsets: offs},
+		TracePrompts(rows, 512, 8, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lags []float64
+	for i, s := range res.Samples[warm:] {
+		if d := s.Intended - offs[i].Seconds(); d > 1e-6 || d < -1e-6 {
+			t.Fatalf("request %d intended at %.6f s, the scaled trace says %.6f s", i, s.Intended, offs[i].Seconds())
+		}
+		if s.Error != "" {
+			t.Fatalf("request %d: %s", i, s.Error)
+		}
+		if s.Cached == nil || *s.Cached != 4 {
+			t.Fatalf("request %d: cached tokens %v, the server said 4", i, s.Cached)
+		}
+		lags = append(lags, (s.Sent-s.Intended)*1000)
+	}
+	sort.Float64s(lags)
+	return lags
+}
+
+func p99(sorted []float64) float64 { return sorted[len(sorted)*99/100] }
+
+// A replayed trace is sent at the trace's times, scaled: every request
+// is intended at its row's scaled time, and p99 of the lag from there to
+// the request on the wire is under 1 ms. One attempt may be starved of
+// the CPU on a loaded machine: the check is retried once, and when both
+// attempts miss while the host's load is above its cores, the figure is
+// left to BenchmarkTraceReplay (a quiet host's claim), not failed here.
+func TestTraceReplayKeepsArrivals(t *testing.T) {
+	url := streamServer(t, nil)
+	var got float64
+	for attempt := 1; attempt <= 2; attempt++ {
+		lags := replay(t, url, 0.1) // 160 rows over 22 s: about 2.2 s
+		got = p99(lags)
+		t.Logf("attempt %d: schedule lag p50 %.3f ms, p99 %.3f ms over %d requests", attempt, lags[len(lags)/2], got, len(lags))
+		if got <= 1 {
+			return
+		}
+	}
+	if l := loadAverage(); l > float64(runtime.NumCPU()) {
+		t.Skipf("p99 lag %.3f ms twice, on a host with load %.1f over %d cores: starved, not judged (BenchmarkTraceReplay measures it)", got, l, runtime.NumCPU())
+	}
+	t.Errorf("p99 schedule lag %.3f ms, want at most 1 ms", got)
+}
+
+// loadAverage is the host's one-minute load average (0 when unknown).
+func loadAverage() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	var l float64
+	fmt.Sscan(string(b), &l)
+	return l
+}
+
+// BenchmarkTraceReplay reports the schedule lag of a trace replay (the
+// sample trace at a tenth of its time): p50 and p99 in ms.
+func BenchmarkTraceReplay(b *testing.B) {
+	srv := httptest.NewServer(http.HandlerFunc(answer))
+	defer srv.Close()
+	var all []float64
+	for range b.N {
+		all = append(all, replay(b, srv.URL, 0.1)...)
+	}
+	sort.Float64s(all)
+	b.ReportMetric(all[len(all)/2], "lag-p50-ms")
+	b.ReportMetric(p99(all), "lag-p99-ms")
+}
+
+// Conversations: a number at a time, each turn after the previous one's
+// reply with the whole history, a think time apart, until the run's
+// turns are sent.
+func TestConversationsDriven(t *testing.T) {
+	var mu sync.Mutex
+	var got [][]any
+	url := streamServer(t, func(b map[string]any) {
+		mu.Lock()
+		got = append(got, b["messages"].([]any))
+		mu.Unlock()
+	})
+	convs := [][]load.Prompt{}
+	for c := range 5 {
+		var msgs []load.Message
+		var turns []load.Prompt
+		for k := range 3 {
+			msgs = append(msgs, load.Message{Role: "user", Content: fmt.Sprintf("conv %d turn %d", c, k)})
+			turns = append(turns, load.Prompt{Messages: slices.Clip(msgs), MaxTokens: 1})
+			msgs = append(msgs, load.Message{Role: "assistant", Content: "ok"})
+		}
+		convs = append(convs, turns)
+	}
+	began := time.Now()
+	res, err := load.Measure(context.Background(), load.Target{URL: url, Model: "m", API: "chat"},
+		load.Load{Kind: "concurrency", Concurrency: 2, Requests: 12, Conversations: convs, Think: 20 * time.Millisecond, Seed: 1},
+		load.List(convs[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Samples) != 12 || len(got) != 12 {
+		t.Fatalf("%d samples, %d requests, want 12", len(res.Samples), len(got))
+	}
+	// Each conversation's turns arrive in order, and each carries the
+	// turns before it.
+	next := map[string]int{}
+	for _, msgs := range got {
+		last := msgs[len(msgs)-1].(map[string]any)["content"].(string)
+		var c, k int
+		fmt.Sscanf(last, "conv %d turn %d", &c, &k)
+		key := fmt.Sprint(c)
+		if k != next[key] || len(msgs) != 2*k+1 {
+			t.Errorf("%q with %d messages, want turn %d of conversation %d", last, len(msgs), next[key], c)
+		}
+		next[key]++
+	}
+	// 12 turns: conversations 0..3 whole; the think times (mean 20 ms,
+	// 8 of them) add up to some tens of milliseconds.
+	if len(next) != 4 || time.Since(began) < 20*time.Millisecond {
+		t.Errorf("conversations %v in %v", next, time.Since(began))
+	}
+	for _, s := range res.Samples {
+		if s.Error != "" || strings.Contains(s.Error, "not sent") {
+			t.Errorf("sample: %+v", s)
+		}
+	}
+}
