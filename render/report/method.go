@@ -22,6 +22,11 @@ func (b *builder) method() []d.Block {
 		client = d.Code(bm.Client.Name)
 	}
 	k.add(d.Para{Text: d.M("Client: %s, driving the %s endpoint with streamed responses. Dataset: %s.", client, d.Code(endpoint(bm.API)), datasetText(bm.Dataset))})
+	for _, name := range b.profilesUsed() {
+		if p := s.Profiles[name]; p.Dataset != nil {
+			k.add(d.Para{Text: d.M("Profile %s: %s.", ProfileTitle(s, name), datasetText(s.DatasetOf(p)))})
+		}
+	}
 	if bm.Warmup > 0 {
 		k.add(d.Para{Text: d.M("Each profile starts with %d warm-up requests, which are not measured.", bm.Warmup)})
 	}
@@ -49,8 +54,15 @@ func endpoint(api string) string {
 }
 
 func datasetText(ds schema.Dataset) d.Text {
-	if ds.Name == "random" {
+	switch ds.Name {
+	case "random":
 		return d.M("random token ids, %d input and %d output tokens", ds.InputLen, ds.OutputLen)
+	case "prefix-repetition":
+		return d.M("prefix repetition: %d random prefixes of %d tokens, each request one of them and %d tokens of its own, %d output tokens", ds.Prefixes, ds.PrefixLen, ds.SuffixLen, ds.OutputLen)
+	case "mooncake":
+		return d.M("the Mooncake-format trace %s, each hash id a block of %d prompt tokens", d.Code(ds.Path), ds.Block())
+	case "conversations":
+		return d.M("the multi-turn conversations of %s, each turn sent with the conversation so far", d.Code(ds.Path))
 	}
 	if ds.SHA256 != "" {
 		return d.M("ShareGPT (%s, sha256 %s)", d.Code(ds.Path), d.Code(ds.SHA256[:12]))
@@ -84,10 +96,22 @@ func (b *builder) profilesUsed() []string {
 func profileYAML(s *schema.Study, name string) string {
 	p := s.Profiles[name]
 	var b strings.Builder
-	fmt.Fprintf(&b, "dataset_name: %s\n", datasetName(s.Benchmark.Dataset.Name))
+	ds := s.DatasetOf(p)
+	fmt.Fprintf(&b, "dataset_name: %s\n", datasetName(ds.Name))
+	if p.Dataset != nil && ds.Path != "" {
+		fmt.Fprintf(&b, "dataset_path: %s\n", ds.Path)
+	}
+	if ds.ThinkTime > 0 {
+		fmt.Fprintf(&b, "think_time_s: %s\n", trim(ds.ThinkTime))
+	}
 	switch p.Kind {
 	case "concurrency":
 		fmt.Fprintf(&b, "max_concurrency: %d\n", p.Concurrency)
+	case "trace":
+		fmt.Fprintf(&b, "arrivals: trace\ntime_scale: %s\n", trim(timeScale(p)))
+		if p.Concurrency > 0 {
+			fmt.Fprintf(&b, "max_concurrency: %d\n", p.Concurrency)
+		}
 	default:
 		fmt.Fprintf(&b, "arrivals: %s\nrequest_rate: %s\n", p.Kind, trim(p.Rate))
 		if p.Kind == "poisson" && p.Burstiness > 0 {
@@ -106,4 +130,12 @@ func datasetName(n string) string {
 		return "ShareGPT"
 	}
 	return n
+}
+
+// timeScale is a trace profile's, 1 when the study leaves it out.
+func timeScale(p schema.Profile) float64 {
+	if p.TimeScale == 0 {
+		return 1
+	}
+	return p.TimeScale
 }

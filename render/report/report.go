@@ -113,8 +113,14 @@ func (b *builder) objective(k *sink) {
 // profileLoad says a profile's load in words: "concurrency 4", "8 requests per second".
 func profileLoad(s *schema.Study, name string) d.Text {
 	p := s.Profiles[name]
+	if p.Kind == "concurrency" && s.DatasetOf(p).Name == "conversations" {
+		return d.M("%d conversations at once", p.Concurrency)
+	}
 	if p.Kind == "concurrency" {
 		return d.M("concurrency %d", p.Concurrency)
+	}
+	if p.Kind == "trace" {
+		return d.M("the trace's arrival times × %s", num(timeScale(p)))
 	}
 	if p.Kind == "constant" {
 		return d.M("%s requests per second at constant intervals", num(p.Rate))

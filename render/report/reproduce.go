@@ -21,6 +21,12 @@ func Reproduce(s *schema.Study, t *plan.Trial) (argv []string, notes []string) {
 	if sp == nil {
 		return nil, []string{"no trial spec"}
 	}
+	switch ds := sp.Benchmark.Dataset.Name; ds {
+	case "prefix-repetition", "mooncake", "conversations":
+		// The peers' own versions of these workloads draw other prompts
+		// and arrivals, so their command would not repeat this run.
+		return nil, []string{fmt.Sprintf("%s has no equivalent of servelab's %s workload: servelab bench repeats it", peer.Name, ds)}
+	}
 	target := "http://127.0.0.1:" + strconv.Itoa(defaultPort(t.Kind))
 	switch peer.Name {
 	case "guidellm benchmark":
