@@ -59,9 +59,10 @@ var _ = register(Language{
 
 		// Method.
 		"Client: %s, driving the %s endpoint with streamed responses. Dataset: %s.": "Клиент: %s, потоковые ответы через эндпоинт %s. Набор данных: %s.",
-		"ShareGPT (%s)":                                   "ShareGPT (%s)",
-		"ShareGPT (%s, sha256 %s)":                        "ShareGPT (%s, sha256 %s)",
-		"random token ids, %d input and %d output tokens": "случайные токены: входных %d, выходных %d",
+		"ShareGPT (%s)":                                                "ShareGPT (%s)",
+		"ShareGPT (%s, sha256 %s)":                                     "ShareGPT (%s, sha256 %s)",
+		"random token ids, %d input and %d output tokens":              "случайные токены: входных %d, выходных %d",
+		"Client: %s, driving the %s endpoint with streamed responses.": "Клиент: %s, потоковые ответы через эндпоинт %s.",
 		"prefix repetition: %d random prefixes of %d tokens, each request one of them and %d tokens of its own, %d output tokens": "повторяющиеся префиксы: %d случайных префиксов по %d токенов, каждый запрос берёт один из них и добавляет %d своих токенов, выходных токенов %d",
 		"the Mooncake-format trace %s, each hash id a block of %d prompt tokens":                                                  "трасса запросов в формате Mooncake %s, каждый hash id — блок из %d токенов промпта",
 		"the multi-turn conversations of %s, each turn sent with the conversation so far":                                         "многоходовые диалоги из %s, каждая реплика отправляется вместе со всей предыдущей частью диалога",

@@ -59,9 +59,10 @@ var _ = register(Language{
 
 		// Method.
 		"Client: %s, driving the %s endpoint with streamed responses. Dataset: %s.": "客户端：%s，以流式响应调用 %s 接口。数据集：%s。",
-		"ShareGPT (%s)":                                   "ShareGPT（%s）",
-		"ShareGPT (%s, sha256 %s)":                        "ShareGPT（%s，sha256 %s）",
-		"random token ids, %d input and %d output tokens": "随机 token，输入 %d 个、输出 %d 个 token",
+		"ShareGPT (%s)":                                                "ShareGPT（%s）",
+		"ShareGPT (%s, sha256 %s)":                                     "ShareGPT（%s，sha256 %s）",
+		"random token ids, %d input and %d output tokens":              "随机 token，输入 %d 个、输出 %d 个 token",
+		"Client: %s, driving the %s endpoint with streamed responses.": "客户端：%s，以流式响应调用 %s 接口。",
 		"prefix repetition: %d random prefixes of %d tokens, each request one of them and %d tokens of its own, %d output tokens": "前缀重复：%d 个各 %d 个 token 的随机前缀，每个请求取其一，再加 %d 个自有 token，输出 %d 个 token",
 		"the Mooncake-format trace %s, each hash id a block of %d prompt tokens":                                                  "Mooncake 格式的请求轨迹 %s，每个 hash id 对应 %d 个提示词 token 的块",
 		"the multi-turn conversations of %s, each turn sent with the conversation so far":                                         "%s 中的多轮对话，每一轮都连同此前的对话一起发送",

@@ -7,10 +7,7 @@ import (
 
 // datasets checks that each profile's dataset fits the way the profile
 // drives it: a trace profile replays a mooncake trace, conversations go
-// at a concurrency of conversations over the chat API, and the token-id
-// datasets (prefix repetition, mooncake) go to the completions API, the
-// only one that takes token ids: text of the same length would not
-// keep equal ids equal after the engine's tokenizer.
+// at a concurrency of conversations over the chat API.
 func (c *checker) datasets() {
 	api := c.s.Benchmark.API
 	for _, name := range slices.Sorted(maps.Keys(c.s.Profiles)) {
@@ -27,8 +24,6 @@ func (c *checker) datasets() {
 			c.errorf([]any{"profiles", name, "kind"}, "conversations are driven by a number of conversations at once: make profile %s kind: \"concurrency\" (concurrency is the conversations in flight)", name)
 		case ds.Name == "conversations" && api == "completions":
 			c.errorf(at, "conversations carry their history as chat messages: set benchmark.api: \"chat\"")
-		case (ds.Name == "prefix-repetition" || ds.Name == "mooncake") && api != "completions":
-			c.errorf(at, "%s prompts are token ids, which only the completions API takes: set benchmark.api: \"completions\"", ds.Name)
 		}
 	}
 }

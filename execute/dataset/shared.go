@@ -16,17 +16,21 @@ const SharedBlock = 16
 // long run of unique prompts costs a bounded map.
 const sharedLimit = 1 << 22
 
-// SharedPrefix is the share of the prompt tokens of the first n prompts,
-// in order, that lie in whole blocks of a prefix some earlier prompt
-// began with: the hit rate an unbounded prefix cache would reach on the
-// workload, whatever the engine. Token ids are the units of token-id
-// prompts; words (and message roles) stand in for the tokens of text.
-func SharedPrefix(ps load.Prompts, n int) float64 {
+// SharedPrefix is the share of the prompt tokens of prompts from..n−1
+// that lie in whole blocks of a prefix some earlier prompt (warm-up ones
+// included) began with: the hit rate an unbounded prefix cache would
+// reach on the measured requests, whatever the engine. Token ids are the
+// units of token-id prompts; words (and message roles) stand in for the
+// tokens of text.
+func SharedPrefix(ps load.Prompts, from, n int) float64 {
 	seen := map[uint64]bool{}
 	total, shared := 0, 0
 	for i := range min(n, ps.Len()) {
 		units := promptUnits(ps.At(i))
-		total += len(units)
+		measured := i >= from
+		if measured {
+			total += len(units)
+		}
 		h := fnv.New64a()
 		hit := true
 		for k := 0; k+SharedBlock <= len(units); k += SharedBlock {
@@ -36,7 +40,9 @@ func SharedPrefix(ps load.Prompts, n int) float64 {
 			}
 			key := h.Sum64()
 			if hit && seen[key] {
-				shared += SharedBlock
+				if measured {
+					shared += SharedBlock
+				}
 				continue
 			}
 			hit = false

@@ -141,3 +141,26 @@ func (g *textGen) fit(head string, want int) (string, int, error) {
 }
 
 func abs(x int) int { return max(x, -x) }
+
+// AsText turns token-id prompts into text for the chat API, which takes
+// no token ids: each id becomes a word of the vocabulary (one token
+// each, with its leading space, in current BPE tokenizers), so equal
+// ids stay equal text and equal prefixes stay equal prefixes. Lengths
+// are claimed as the ids' count, and the client checks that claim
+// against the server's usage.
+func AsText(ps load.Prompts) load.Prompts { return textPrompts{ps} }
+
+type textPrompts struct{ load.Prompts }
+
+func (t textPrompts) At(i int) load.Prompt {
+	p := t.Prompts.At(i)
+	var b strings.Builder
+	for k, id := range p.TokenIDs {
+		if k > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(vocabulary[id%len(vocabulary)])
+	}
+	p.Text, p.TokenIDs = b.String(), nil
+	return p
+}

@@ -62,7 +62,7 @@ func TestTracePrompts(t *testing.T) {
 	}
 	// The trace shares much of its prompts; vLLM-style 16-token blocks
 	// see it (the measure is an upper bound on any cache's hit rate).
-	if r := SharedPrefix(ps, len(rows)); r < 0.3 || r > 0.95 {
+	if r := SharedPrefix(ps, 0, len(rows)); r < 0.3 || r > 0.95 {
 		t.Errorf("shared prefix ratio %.2f, want the sample's sharing (0.3 to 0.95)", r)
 	}
 }
@@ -132,7 +132,7 @@ func TestConversations(t *testing.T) {
 	for _, c := range turns {
 		flat = append(flat, c...)
 	}
-	if r := SharedPrefix(promptList(flat), len(flat)); r < 0.4 {
+	if r := SharedPrefix(promptList(flat), 0, len(flat)); r < 0.4 {
 		t.Errorf("conversations share %.2f of their prompts, want most of the history", r)
 	}
 }
@@ -169,10 +169,10 @@ func TestPrefixRepetition(t *testing.T) {
 		t.Errorf("%d distinct prefixes, want 4", len(prefixes))
 	}
 	// 64 of 96 tokens shared by all but the first request of each prefix.
-	if r := SharedPrefix(ps, 200); r < 0.6 || r > 2.0/3 {
+	if r := SharedPrefix(ps, 0, 200); r < 0.6 || r > 2.0/3 {
 		t.Errorf("shared prefix ratio %.3f, want just under 2/3", r)
 	}
-	if r := SharedPrefix(RandomSource(96, 10, 0, 0, 200, 3), 200); r != 0 {
+	if r := SharedPrefix(RandomSource(96, 10, 0, 0, 200, 3), 0, 200); r != 0 {
 		t.Errorf("random prompts share %.3f, want 0", r)
 	}
 }
@@ -182,3 +182,19 @@ type Prompt = load.Prompt
 func promptList(p []Prompt) load.Prompts { return load.List(p) }
 
 func fmtInts(ids []int) string { return fmt.Sprint(ids) }
+
+// On the chat API token ids become words: equal prefixes stay equal,
+// and a prompt has one word per id.
+func TestAsText(t *testing.T) {
+	ps := AsText(PrefixRepetition(32, 16, 1, 4, 3, 9))
+	a, b := strings.Fields(ps.At(0).Text), strings.Fields(ps.At(1).Text)
+	if len(a) != 48 || ps.At(0).TokenIDs != nil || ps.At(0).InputTokens != 48 {
+		t.Fatalf("%d words, ids %v", len(a), ps.At(0).TokenIDs)
+	}
+	if !slices.Equal(a[:32], b[:32]) || slices.Equal(a[32:], b[32:]) {
+		t.Error("the shared prefix is not shared as text, or the suffixes are")
+	}
+	if r := SharedPrefix(ps, 1, 3); r < 0.4 {
+		t.Errorf("shared prefix as text %.2f", r)
+	}
+}

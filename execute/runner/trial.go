@@ -168,7 +168,7 @@ func (r *runner) trial(ctx context.Context, proc engine.Instance, t *plan.Trial,
 		r.emit(event.Event{Kind: event.EarlyStop, Trial: trialEvent(t), Stop: &event.Stop{After: st.After, Planned: sp.Profile.Requests, Reason: st.Reason}})
 	}
 	rec.Metrics = res.Metrics()
-	rec.Metrics.SharedPrefix = record.F(dataset.SharedPrefix(wl.sent, sp.Benchmark.Warmup+sp.Profile.Requests))
+	rec.Metrics.SharedPrefix = record.F(dataset.SharedPrefix(wl.sent, sp.Benchmark.Warmup, sp.Benchmark.Warmup+sp.Profile.Requests))
 	rec.Quality = quality
 	if estimated {
 		rec.Notes = append(rec.Notes, "prompt and output lengths estimated from characters: the engine has no /tokenize")
@@ -231,13 +231,13 @@ func (r *runner) promptSet(t *plan.Trial, url string, n int, seed uint64) (load.
 		prompts, err := dataset.RandomFor(t.Spec.Benchmark.API, url, t.Model, ds.InputLen, ds.OutputLen, ds.RangeRatio, ds.PrefixLen, n, seed)
 		return prompts, false, err
 	case "prefix-repetition":
-		return dataset.PrefixRepetition(ds.PrefixLen, ds.SuffixLen, ds.Prefixes, ds.OutputLen, n, seed), false, nil
+		return r.forAPI(dataset.PrefixRepetition(ds.PrefixLen, ds.SuffixLen, ds.Prefixes, ds.OutputLen, n, seed)), false, nil
 	case "mooncake":
 		rows, err := readTrace(ds)
 		if err != nil {
 			return nil, false, err
 		}
-		return dataset.TracePrompts(rows, ds.Block(), r.maxOut(), seed), false, nil
+		return r.forAPI(dataset.TracePrompts(rows, ds.Block(), r.maxOut(), seed)), false, nil
 	case "conversations":
 		wl, err := r.dialogs(t, ds, url, seed)
 		return wl.sent, wl.estimated, err

@@ -70,7 +70,7 @@ func (r *runner) trace(t *plan.Trial, ds schema.Dataset, seed uint64) (workload,
 		return workload{}, fmt.Errorf("%s: %d rows, and profile %s sends %d warm-up and %d measured requests from it: lower its requests (or the warm-up) to fit", ds.Path, len(rows), t.Profile, w, n)
 	}
 	rows = rows[:w+n]
-	ps := dataset.TracePrompts(rows, ds.Block(), r.maxOut(), seed)
+	ps := r.forAPI(dataset.TracePrompts(rows, ds.Block(), r.maxOut(), seed))
 	wl := workload{prompts: ps, sent: ps}
 	if t.Spec.Profile.Kind == "trace" {
 		wl.offsets = dataset.TraceOffsets(rows[w:], t.Spec.Profile.TimeScale)
@@ -122,4 +122,12 @@ func (r *runner) dialogs(t *plan.Trial, ds schema.Dataset, url string, seed uint
 	}
 	wl.sent = sent
 	return wl, nil
+}
+
+// forAPI sends token-id prompts as text on the chat API.
+func (r *runner) forAPI(ps load.Prompts) load.Prompts {
+	if r.s.Benchmark.API == "completions" {
+		return ps
+	}
+	return dataset.AsText(ps)
 }

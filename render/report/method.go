@@ -21,12 +21,21 @@ func (b *builder) method() []d.Block {
 	if bm.Client.Version == "" {
 		client = d.Code(bm.Client.Name)
 	}
-	k.add(d.Para{Text: d.M("Client: %s, driving the %s endpoint with streamed responses. Dataset: %s.", client, d.Code(endpoint(bm.API)), datasetText(bm.Dataset))})
+	var own []d.Block
+	shared := false
 	for _, name := range b.profilesUsed() {
 		if p := s.Profiles[name]; p.Dataset != nil {
-			k.add(d.Para{Text: d.M("Profile %s: %s.", ProfileTitle(s, name), datasetText(s.DatasetOf(p)))})
+			own = append(own, d.Para{Text: d.M("Profile %s: %s.", ProfileTitle(s, name), datasetText(s.DatasetOf(p)))})
+		} else {
+			shared = true
 		}
 	}
+	if shared {
+		k.add(d.Para{Text: d.M("Client: %s, driving the %s endpoint with streamed responses. Dataset: %s.", client, d.Code(endpoint(bm.API)), datasetText(bm.Dataset))})
+	} else {
+		k.add(d.Para{Text: d.M("Client: %s, driving the %s endpoint with streamed responses.", client, d.Code(endpoint(bm.API)))})
+	}
+	k.add(own...)
 	if bm.Warmup > 0 {
 		k.add(d.Para{Text: d.M("Each profile starts with %d warm-up requests, which are not measured.", bm.Warmup)})
 	}

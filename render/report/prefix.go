@@ -25,7 +25,11 @@ func (b *builder) prefixRuns(ss *schema.Step, st decide.Step) {
 			if m.SharedPrefix == nil && m.CacheHitRate == nil {
 				continue
 			}
-			t.Rows = append(t.Rows, []d.Text{b.variantName(tr), ProfileTitle(b.s, tr.Profile),
+			name := b.variantName(tr)
+			if tr.Variant == "incumbent" {
+				name = d.M("adopted so far")
+			}
+			t.Rows = append(t.Rows, []d.Text{name, ProfileTitle(b.s, tr.Profile),
 				share(m.SharedPrefix), share(hitRate(m)), cachedTokens(m)})
 		}
 	}

@@ -77,7 +77,13 @@ func loadSeconds(s *schema.Study, p schema.Profile) float64 {
 	closed := func(c int) float64 { return math.Ceil(n/float64(c)) * lat }
 	switch p.Kind {
 	case "concurrency":
-		return closed(p.Concurrency)
+		// A conversation's user also thinks between turns.
+		think := math.Ceil(n/float64(p.Concurrency)) * s.DatasetOf(p).ThinkTime
+		return closed(p.Concurrency) + think
+	case "trace":
+		// The planner reads no trace: its span is taken as every request
+		// in turn, which a trace that keeps the engine busy approaches.
+		return n * lat
 	default:
 		open := n/p.Rate + lat
 		if p.Concurrency > 0 {
