@@ -112,6 +112,9 @@ func Run(ctx context.Context, s *schema.Study, o Options) (Summary, error) {
 
 func (r *runner) run(ctx context.Context) error {
 	o, s := r.o, r.s
+	if err := CheckWorkloads(s); err != nil {
+		return err // before any launch: a bad file is the study's error, not a trial's
+	}
 	if o.Group != "" {
 		// A cluster job: the driver holds the folder's lock, and other
 		// jobs write other groups' trials at the same time.

@@ -3,7 +3,9 @@ package runner
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"servelab.dev/execute/dataset"
@@ -130,4 +132,37 @@ func (r *runner) forAPI(ps load.Prompts) load.Prompts {
 		return ps
 	}
 	return dataset.AsText(ps)
+}
+
+// CheckWorkloads reads every trace and conversation file the study's
+// profiles name and checks that each trace holds the rows its profiles
+// send, so that a malformed line or a missing file stops the run before
+// any engine starts, with the file, the line and the fix.
+func CheckWorkloads(s *schema.Study) error {
+	for _, name := range slices.Sorted(maps.Keys(s.Profiles)) {
+		p := s.Profiles[name]
+		ds := s.DatasetOf(p)
+		if ds.Path != "" && !filepath.IsAbs(ds.Path) {
+			ds.Path = filepath.Join(filepath.Dir(s.File), ds.Path)
+		}
+		switch ds.Name {
+		case "mooncake":
+			rows, err := readTrace(ds)
+			if err != nil {
+				return err
+			}
+			if need := s.Benchmark.Warmup + p.Requests; len(rows) < need {
+				return fmt.Errorf("%s: %d rows, and profile %s sends %d warm-up and %d measured requests from it: lower its requests (or the warm-up) to fit", ds.Path, len(rows), name, s.Benchmark.Warmup, p.Requests)
+			}
+		case "conversations":
+			data, err := dataset.ReadFile(ds.Path, ds.SHA256)
+			if err == nil {
+				_, err = dataset.ParseConversations(data, ds.Path)
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
