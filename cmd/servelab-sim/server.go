@@ -215,7 +215,17 @@ func (s *server) whole(w http.ResponseWriter, req *request, n int64) {
 		object = "chat.completion"
 	}
 	writeJSON(w, map[string]any{"id": "cmpl-sim-" + strconv.FormatInt(n, 10), "object": object, "model": s.cfg.Model,
-		"choices": []any{choice}, "usage": map[string]int{"prompt_tokens": len(prompt), "completion_tokens": sent, "total_tokens": len(prompt) + sent}})
+		"choices": []any{choice}, "usage": s.usage(sq, sent)})
+}
+
+// usage is a request's usage object, with its cached prompt tokens when
+// the engine's flag asks for them.
+func (s *server) usage(sq *seq, sent int) map[string]any {
+	u := map[string]any{"prompt_tokens": len(sq.prompt), "completion_tokens": sent, "total_tokens": len(sq.prompt) + sent}
+	if s.cfg.ReportCached {
+		u["prompt_tokens_details"] = map[string]int{"cached_tokens": sq.cached}
+	}
+	return u
 }
 
 func (s *server) stream(w http.ResponseWriter, r *http.Request, req *request, n int64) {
@@ -268,11 +278,7 @@ func (s *server) stream(w http.ResponseWriter, r *http.Request, req *request, n 
 		}
 	}
 	if req.Options != nil && req.Options.IncludeUsage {
-		usage := map[string]any{"prompt_tokens": len(prompt), "completion_tokens": sent, "total_tokens": len(prompt) + sent}
-		if s.cfg.ReportCached {
-			usage["prompt_tokens_details"] = map[string]int{"cached_tokens": sq.cached}
-		}
-		u := map[string]any{"id": id, "object": "chat.completion.chunk", "model": s.cfg.Model, "choices": []any{}, "usage": usage}
+		u := map[string]any{"id": id, "object": "chat.completion.chunk", "model": s.cfg.Model, "choices": []any{}, "usage": s.usage(sq, sent)}
 		b, _ := json.Marshal(u)
 		writeEvent(w, fl, b)
 	}
