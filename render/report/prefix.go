@@ -19,17 +19,13 @@ import (
 func (b *builder) prefixRuns(ss *schema.Step, st decide.Step) {
 	t := d.Table{Head: []d.Text{d.M("Run"), d.M("Load"), d.M("Shared prefix"), d.M("Cache hit rate"), d.M("Cached tokens")},
 		Right: []bool{false, false, true, true, true}}
-	for _, tr := range b.stepTrials(st.ID) {
-		for _, r := range b.runs[tr.Key] {
+	for _, run := range b.stepRuns(ss, st) {
+		for _, r := range b.runs[run.t.Key] {
 			m := r.Metrics
 			if m.SharedPrefix == nil && m.CacheHitRate == nil {
 				continue
 			}
-			name := b.variantName(tr)
-			if tr.Variant == "incumbent" {
-				name = d.M("adopted so far")
-			}
-			t.Rows = append(t.Rows, []d.Text{name, ProfileTitle(b.s, tr.Profile),
+			t.Rows = append(t.Rows, []d.Text{run.name, ProfileTitle(b.s, run.t.Profile),
 				share(m.SharedPrefix), share(hitRate(m)), cachedTokens(m)})
 		}
 	}
@@ -39,13 +35,36 @@ func (b *builder) prefixRuns(ss *schema.Step, st decide.Step) {
 	b.doc.Add(d.Para{Text: d.M("Prefix caching, run by run: the share of prompt tokens in a prefix an earlier request of the run began with (what an unbounded cache could reuse), and the share the engine served from its cache.")}, t)
 }
 
-// stepTrials are the plan's trials that run for step id, its own and
-// those it shares with another role (listed there, named in Also).
-func (b *builder) stepTrials(id string) []*plan.Trial {
-	var out []*plan.Trial
+type namedTrial struct {
+	name d.Text
+	t    *plan.Trial
+}
+
+// stepRuns are the trials that ran for the step: its incumbent and
+// options on the deciding profile (whichever role the plan lists them
+// under), then its own trials and those it shares on other profiles.
+func (b *builder) stepRuns(ss *schema.Step, st decide.Step) []namedTrial {
+	var out []namedTrial
+	seen := map[string]bool{}
+	add := func(name d.Text, t *plan.Trial) {
+		if t != nil && !seen[t.Key] {
+			seen[t.Key] = true
+			out = append(out, namedTrial{name, t})
+		}
+	}
+	if st.Incumbent != nil {
+		add(d.M("adopted so far"), b.trial(st.Incumbent.Key))
+	}
+	for _, o := range st.Options {
+		add(optionName(b.s, ss, o.Variant), b.trial(o.Key))
+	}
 	for _, t := range b.a.Plan.Trials {
-		if t.Step == id || hasPrefix(t.Also, id+"/") {
-			out = append(out, t)
+		if t.Step == st.ID || hasPrefix(t.Also, st.ID+"/") {
+			name := b.variantName(t)
+			if t.Variant == "incumbent" {
+				name = d.M("adopted so far")
+			}
+			add(name, t)
 		}
 	}
 	return out
