@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -87,10 +88,11 @@ func BenchmarkScheduleLag500(b *testing.B) {
 // it keeps up), and the highest constant rate whose schedule lag p99
 // stays under 1 ms. The simulator is its own process; with two or more
 // CPUs this process is pinned to CPU 0 and the simulator to CPU 1 (run
-// with -cpu 1 for GOMAXPROCS=1). "before" is the client as it was
-// (spinning pacer, a reader buffer per request, connections not kept),
-// "after" the current one: three rounds of both, interleaved so that a
-// shared host's load falls on both alike, and the medians reported.
+// with -cpu 1 for GOMAXPROCS=1). "before" is the net/http reader (a
+// goroutine per stream, the fallback for HTTPS and other systems),
+// "after" the epoll reader, the default: three rounds of both,
+// interleaved so that a shared host's load falls on both alike, and the
+// medians reported. BENCH_ROUNDS changes the number of rounds.
 func BenchmarkClient(b *testing.B) {
 	url := startSim(b, []string{"SERVELAB_SIM_TIMING=" + CalibrationTiming}, "vllm", "serve", "m/m", "--max-num-seqs", "4096")
 	if runtime.NumCPU() >= 2 {
@@ -101,11 +103,15 @@ func BenchmarkClient(b *testing.B) {
 			b.Logf("simulator not pinned: %v", err)
 		}
 	}
+	rounds := 3
+	if n, err := strconv.Atoi(os.Getenv("BENCH_ROUNDS")); err == nil && n > 0 {
+		rounds = n
+	}
 	var runs [2][]Calibration // before, after
 	for b.Loop() {
-		for range 3 {
-			for i, legacy := range []bool{true, false} {
-				c, err := calibrate(context.Background(), url, "m/m", 6000, legacy)
+		for range rounds {
+			for i, reader := range []string{ReaderHTTP, ReaderEpoll} {
+				c, err := calibrate(context.Background(), url, "m/m", 6000, reader)
 				if err != nil {
 					b.Fatal(err)
 				}

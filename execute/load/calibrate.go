@@ -40,15 +40,15 @@ const (
 // such run to warm up), then constant rates of 2-token requests from
 // 250 req/s up to maxRate until the schedule lag p99 reaches 1 ms.
 func Calibrate(ctx context.Context, url, model string, maxRate float64) (Calibration, error) {
-	return calibrate(ctx, url, model, maxRate, false)
+	return calibrate(ctx, url, model, maxRate, "")
 }
 
-func calibrate(ctx context.Context, url, model string, maxRate float64, legacy bool) (Calibration, error) {
+func calibrate(ctx context.Context, url, model string, maxRate float64, reader string) (Calibration, error) {
 	var c Calibration
 	t := Target{URL: url, Model: model, API: "completions"}
 	long := []Prompt{{TokenIDs: []int{100, 200, 300, 400}, MaxTokens: CalibrationTokens}}
 	l := Load{Kind: "constant", Rate: CalibrationRate, Requests: 2 * CalibrationRate, Warmup: CalibrationStreams,
-		IgnoreEOS: true, legacy: legacy}
+		IgnoreEOS: true, reader: reader}
 	s, err := Run(ctx, t, l, long)
 	if err != nil {
 		return c, err
@@ -69,7 +69,7 @@ func calibrate(ctx context.Context, url, model string, maxRate float64, legacy b
 	c.CPUPerChunk = float64(cpuTime()-cpu0) / float64(time.Microsecond) / float64(chunks)
 	short := []Prompt{{TokenIDs: []int{100, 200, 300, 400}, MaxTokens: 2}}
 	for _, rate := range rates(maxRate) {
-		p99, err := bestLag(ctx, t, Load{Kind: "constant", Rate: rate, Requests: int(rate * 1.5), Warmup: 64, IgnoreEOS: true, legacy: legacy}, short)
+		p99, err := bestLag(ctx, t, Load{Kind: "constant", Rate: rate, Requests: int(rate * 1.5), Warmup: 64, IgnoreEOS: true, reader: reader}, short)
 		if err != nil {
 			return c, err
 		}

@@ -39,7 +39,7 @@ func (c *timedConn) Write(b []byte) (int, error) {
 	return c.Conn.Write(b)
 }
 
-func newTransport(slots int) *http.Transport {
+func newHTTPTransport(slots int) *http.Transport {
 	d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
 	return &http.Transport{
 		Proxy: nil,

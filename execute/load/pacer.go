@@ -78,23 +78,3 @@ func (goSleeper) sleep(ctx context.Context, d time.Duration) bool {
 }
 
 func (goSleeper) close() {}
-
-// spinPacer is the client's pacer before the sleeping one: a Go timer to
-// 500 µs before the time, then runtime.Gosched in a loop. It is kept
-// only so that `make bench` can measure the old and the new client in
-// one run.
-type spinPacer struct{}
-
-func (spinPacer) wait(ctx context.Context, t time.Time) bool {
-	if d := time.Until(t) - 500*time.Microsecond; d > 0 {
-		if !(goSleeper{}).sleep(ctx, d) {
-			return false
-		}
-	}
-	for time.Now().Before(t) {
-		runtime.Gosched()
-	}
-	return ctx.Err() == nil
-}
-
-func (spinPacer) close() {}

@@ -1,15 +1,11 @@
 package load
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net"
-	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -72,9 +68,10 @@ type Load struct {
 	Conversations [][]Prompt
 	Think         time.Duration
 
-	// legacy selects the client as it was before the sleeping pacer and
-	// pooled readers, for the before/after figures of `make bench`.
-	legacy bool
+	// reader picks the transport: "" the fastest this target and system
+	// allow, or ReaderHTTP / ReaderEpoll (for `make bench`'s before/after
+	// figures, measured in one run).
+	reader string
 }
 
 // Result is what a run measured.
@@ -137,7 +134,7 @@ func Measure(ctx context.Context, t Target, l Load, prompts Prompts) (Result, er
 	}
 	c := newClient(t, l)
 	defer c.pace.close()
-	defer c.http.CloseIdleConnections() // the next trial's client opens its own
+	defer c.tr.close() // the next trial's client opens its own connections
 	if l.MaxDuration > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, l.MaxDuration)
@@ -176,8 +173,7 @@ func Measure(ctx context.Context, t Target, l Load, prompts Prompts) (Result, er
 type client struct {
 	t    Target
 	l    Load
-	http *http.Client
-	url  string
+	tr   transport
 	pace waiter
 	// template is what the server counts beyond a text prompt's own
 	// tokens (a chat template, a BOS token), from the probe.
@@ -215,13 +211,7 @@ func newClient(t Target, l Load) *client {
 	if t.API == "completions" {
 		path = "/v1/completions"
 	}
-	c := &client{t: t, l: l, http: &http.Client{Transport: newTransport(slots)}, url: strings.TrimRight(t.URL, "/") + path}
-	if l.legacy {
-		c.pace = spinPacer{}
-	} else {
-		c.pace = newPacer()
-	}
-	return c
+	return &client{t: t, l: l, tr: newTransport(strings.TrimRight(t.URL, "/")+path, slots, l.reader), pace: newPacer()}
 }
 
 // warmup sends the warm-up requests before the measured schedule
@@ -236,9 +226,6 @@ func (c *client) warmup(ctx context.Context, l Load, prompts Prompts) []record.S
 	w.Requests, w.Concurrency = l.Warmup, l.Concurrency
 	if w.Concurrency <= 0 {
 		w.Concurrency = l.Warmup
-		if l.legacy {
-			w.Concurrency = 1
-		}
 	}
 	out := c.closed(ctx, w, prompts, time.Now())
 	for i := range out {
@@ -413,112 +400,83 @@ func (c *client) send(ctx context.Context, start, due time.Time, p Prompt, body 
 		ctx, cancel = context.WithTimeout(ctx, c.l.Timeout)
 		defer cancel()
 	}
-	w := &wire{}
-	req, err := http.NewRequestWithContext(w.trace(ctx), "POST", c.url, bytes.NewReader(body))
-	if err != nil {
-		s.Error = err.Error()
-		return s
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "text/event-stream")
-	// The key lets net/http resend a request that a kept-alive connection
-	// lost before any response byte (the server closed it idle as the
-	// request went out); each request has its own.
-	req.Header.Set("Idempotency-Key", strconv.FormatInt(c.ids.Add(1), 10))
-	resp, err := c.http.Do(req)
-	if t := w.sent(); !t.IsZero() {
-		s.Sent = t.Sub(start).Seconds()
-	}
-	s.Connect = ms(w.connect)
-	if err != nil {
-		s.Error = requestError(err)
-		s.Latency = ms(time.Since(due))
-		return s
-	}
-	defer resp.Body.Close()
-	if err := checkResponse(resp); err != nil {
-		s.Error = err.Error()
-		s.Latency = ms(time.Since(due))
-		return s
-	}
-	c.read(resp.Body, due, p, &s)
+	s.Gaps = make([]float64, 0, min(max(p.MaxTokens-1, 0), 1024))
+	t := tally{s: &s, start: start, due: due}
+	// The key lets a request that a kept-alive connection lost before any
+	// response byte (the server closed it idle as the request went out)
+	// be sent again; each request has its own.
+	c.tr.roundTrip(ctx, body, c.ids.Add(1), &t)
+	t.end()
 	return s
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-func checkResponse(resp *http.Response) error {
-	if resp.StatusCode != http.StatusOK {
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 200))
-		return fmt.Errorf("HTTP %d: %s", resp.StatusCode, strings.TrimSpace(string(b)))
-	}
-	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
-		return fmt.Errorf("response is %q, not an event stream", ct)
-	}
-	return nil
+// tally folds a stream's events into its sample as a transport reads
+// them: TTFT at the first content chunk, one gap per later content
+// chunk, the end at the last one, tokens from usage.
+type tally struct {
+	s          *record.Sample
+	start, due time.Time
+	// now is when the bytes of the events being folded were read.
+	now   time.Time
+	last  time.Time
+	usage bool
+	done  bool // [DONE] or a server error: the outcome is known
 }
 
-// read consumes the stream: TTFT at the first content chunk, one gap per
-// later content chunk, the end at the last one, tokens from usage. The
-// stream's buffer comes from a pool, and the gaps' room is made once.
-func (c *client) read(body io.Reader, due time.Time, p Prompt, s *record.Sample) {
-	var st *Stream
-	if c.l.legacy {
-		st = NewStream(body)
-	} else {
-		st = getStream(body)
-		defer putStream(st)
-		s.Gaps = make([]float64, 0, min(max(p.MaxTokens-1, 0), 1024))
+// sent records when the request's first byte went to the socket.
+func (t *tally) sent(at time.Time) { t.s.Sent = at.Sub(t.start).Seconds() }
+
+// event folds one event in; true says the outcome is known, and what
+// follows is only drained.
+func (t *tally) event(ch Chunk) bool {
+	if ch.Error != "" {
+		t.s.Error = "server error in stream: " + ch.Error
+		t.done = true
+		return true
 	}
-	var last time.Time
-	usage := false
-	for {
-		ch, err := st.Next()
-		now := time.Now()
-		if err == io.EOF {
-			break
+	if ch.Content {
+		if t.last.IsZero() {
+			t.s.TTFT = ms(t.now.Sub(t.due))
+		} else {
+			t.s.Gaps = append(t.s.Gaps, ms(t.now.Sub(t.last)))
 		}
-		if err != nil {
-			s.Error = streamError(err)
-			break
-		}
-		if ch.Error != "" {
-			s.Error = "server error in stream: " + ch.Error
-			break
-		}
-		if ch.Content {
-			if last.IsZero() {
-				s.TTFT = ms(now.Sub(due))
-			} else {
-				s.Gaps = append(s.Gaps, ms(now.Sub(last)))
-			}
-			last = now
-		}
-		if ch.HasUsage {
-			usage = true
-			s.InputTokens, s.OutputTokens = ch.PromptTokens, ch.CompletionTokens
-			if ch.HasCached {
-				s.Cached = record.I(ch.CachedTokens)
-			}
-		}
-		if ch.Done {
-			if !c.l.legacy {
-				st.drain()
-			}
-			break
+		t.last = t.now
+	}
+	if ch.HasUsage {
+		t.usage = true
+		t.s.InputTokens, t.s.OutputTokens = ch.PromptTokens, ch.CompletionTokens
+		if ch.HasCached {
+			t.s.Cached = record.I(ch.CachedTokens)
 		}
 	}
+	if ch.Done {
+		t.done = true
+	}
+	return t.done
+}
+
+// fail records why the request failed, unless its outcome is known.
+func (t *tally) fail(why string) {
+	if t.s.Error == "" && !t.done {
+		t.s.Error = why
+	}
+}
+
+func (t *tally) end() {
+	s := t.s
 	switch {
-	case !last.IsZero():
-		s.Latency = ms(last.Sub(due))
+	case !t.last.IsZero():
+		s.Latency = ms(t.last.Sub(t.due))
 	default:
-		s.Latency = ms(time.Since(due))
+		s.Latency = ms(time.Since(t.due))
 	}
 	switch {
 	case s.Error != "":
-	case last.IsZero():
+	case t.last.IsZero():
 		s.Error = "stream ended without any content"
-	case !usage:
+	case !t.usage:
 		s.Error = "stream ended without usage (the server ignored stream_options.include_usage)"
 	}
 }
