@@ -98,6 +98,12 @@ func TestSimMaxCompletionTokens(t *testing.T) {
 // arrives (llama.cpp's idle timeout racing a send) costs no request: one
 // that got no byte back is resent on a fresh connection.
 func TestResendOnLostKeepAlive(t *testing.T) {
+	for _, reader := range readers {
+		t.Run(strings.ReplaceAll(reader, "/", "-"), func(t *testing.T) { resendOnLostKeepAlive(t, reader) })
+	}
+}
+
+func resendOnLostKeepAlive(t *testing.T, reader string) {
 	var mu sync.Mutex
 	served := map[string]int{} // requests per connection
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -115,7 +121,7 @@ func TestResendOnLostKeepAlive(t *testing.T) {
 	}))
 	defer srv.Close()
 	s, _ := Run(context.Background(), Target{URL: srv.URL, Model: "m", API: "completions"},
-		Load{Kind: "concurrency", Concurrency: 1, Requests: 6, Timeout: 5 * time.Second}, prompts(1, 1, 1))
+		Load{Kind: "concurrency", Concurrency: 1, Requests: 6, Timeout: 5 * time.Second, reader: reader}, prompts(1, 1, 1))
 	m := Summarize(s)
 	if m.Completed != 6 {
 		t.Errorf("%d of 6 completed: %v", m.Completed, m.FailReasons)

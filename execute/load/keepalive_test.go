@@ -17,6 +17,12 @@ import (
 // timeout), must not cost the request: the client sends it again on a
 // new connection.
 func TestIdleConnectionClosedBeforeResponse(t *testing.T) {
+	for _, reader := range readers {
+		t.Run(strings.ReplaceAll(reader, "/", "-"), func(t *testing.T) { idleClosedBeforeResponse(t, reader) })
+	}
+}
+
+func idleClosedBeforeResponse(t *testing.T, reader string) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -34,7 +40,7 @@ func TestIdleConnectionClosedBeforeResponse(t *testing.T) {
 		}
 	}()
 	prompts := []Prompt{{TokenIDs: []int{1, 2, 3}, MaxTokens: 2, InputTokens: 3}}
-	lo := Load{Kind: "concurrency", Concurrency: 1, Requests: 3, Timeout: 10 * time.Second}
+	lo := Load{Kind: "concurrency", Concurrency: 1, Requests: 3, Timeout: 10 * time.Second, reader: reader}
 	samples, err := Run(context.Background(), Target{URL: "http://" + l.Addr().String(), Model: "m", API: "completions"}, lo, prompts)
 	if err != nil {
 		t.Fatal(err)

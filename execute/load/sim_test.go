@@ -220,14 +220,21 @@ func TestEngineFaults(t *testing.T) {
 	}
 	for _, c := range cases {
 		url := startSim(t, []string{"SERVELAB_SIM_FAULT=" + c.fault}, "vllm", "serve", "m/m")
-		samples, _ := Run(context.Background(), Target{URL: url, Model: "m/m", API: "chat"},
-			Load{Kind: "concurrency", Concurrency: 4, Requests: 8, Timeout: 2 * time.Second}, prompts(2, 4, 20))
-		m := Summarize(samples)
-		if *m.Failed != 2 || m.Completed != 6 || len(m.FailReasons) != 1 || !strings.Contains(m.FailReasons[0], c.want) {
-			t.Errorf("%s: %d failed, %d ok, reasons %v", c.fault, *m.Failed, m.Completed, m.FailReasons)
+		for _, reader := range readers {
+			samples, _ := Run(context.Background(), Target{URL: url, Model: "m/m", API: "chat"},
+				Load{Kind: "concurrency", Concurrency: 4, Requests: 8, Timeout: 2 * time.Second, reader: reader}, prompts(2, 4, 20))
+			m := Summarize(samples)
+			// The sim's faults strike by request number: 2 of every 8.
+			if *m.Failed != 2 || m.Completed != 6 || len(m.FailReasons) != 1 || !strings.Contains(m.FailReasons[0], c.want) {
+				t.Errorf("%s, %s: %d failed, %d ok, reasons %v", c.fault, reader, *m.Failed, m.Completed, m.FailReasons)
+			}
 		}
 	}
 }
+
+// readers are the transports the client has: each test of failures
+// runs on both.
+var readers = []string{ReaderEpoll, ReaderHTTP}
 
 // Targets that are not a working engine give failed requests with a
 // reason each.
@@ -246,11 +253,13 @@ func TestBadTargets(t *testing.T) {
 		noUsage.URL: "stream ended without usage",
 	}
 	for url, want := range cases {
-		samples, _ := Run(context.Background(), Target{URL: url, Model: "m", API: "chat"},
-			Load{Kind: "concurrency", Concurrency: 1, Requests: 2, Timeout: 5 * time.Second}, prompts(1, 2, 2))
-		m := Summarize(samples)
-		if *m.Failed != 2 || len(m.FailReasons) != 1 || !strings.Contains(m.FailReasons[0], want) {
-			t.Errorf("%s: %d failed, reasons %v, want %q", url, *m.Failed, m.FailReasons, want)
+		for _, reader := range readers {
+			samples, _ := Run(context.Background(), Target{URL: url, Model: "m", API: "chat"},
+				Load{Kind: "concurrency", Concurrency: 1, Requests: 2, Timeout: 5 * time.Second, reader: reader}, prompts(1, 2, 2))
+			m := Summarize(samples)
+			if *m.Failed != 2 || len(m.FailReasons) != 1 || !strings.Contains(m.FailReasons[0], want) {
+				t.Errorf("%s, %s: %d failed, reasons %v, want %q", url, reader, *m.Failed, m.FailReasons, want)
+			}
 		}
 	}
 }

@@ -1,0 +1,84 @@
+package load
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// On Linux plain-http targets get the epoll reader; HTTPS targets, URLs
+// with credentials, and a Load asking for it get net/http.
+func TestTransportChoice(t *testing.T) {
+	for url, want := range map[string]string{
+		"http://127.0.0.1:8000/v1/completions":     "*load.epollTransport",
+		"http://localhost/v1/chat/completions":     "*load.epollTransport",
+		"https://127.0.0.1:8000/v1/completions":    "*load.httpTransport",
+		"http://u:p@127.0.0.1:8000/v1/completions": "*load.httpTransport",
+	} {
+		tr := newTransport(url, 4, "")
+		if got := fmt.Sprintf("%T", tr); got != want {
+			t.Errorf("%s: %s, want %s", url, got, want)
+		}
+		tr.close()
+	}
+	tr := newTransport("http://127.0.0.1:8000/v1/completions", 4, ReaderHTTP)
+	if _, ok := tr.(*httpTransport); !ok {
+		t.Errorf("asked for net/http, got %T", tr)
+	}
+	tr.close()
+}
+
+// A request larger than the socket takes at once (a long prompt) is
+// finished by the loop, and the server gets it whole.
+func TestEpollLongRequest(t *testing.T) {
+	var got atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(50 * time.Millisecond) // the client's socket fills meanwhile
+		n, _ := io.Copy(io.Discard, r.Body)
+		got.Store(n)
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "data: {\"choices\":[{\"text\":\"x\"}]}\n\ndata: {\"choices\":[],\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":1}}\n\ndata: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	p := []Prompt{{Text: strings.Repeat("w ", 4<<20), MaxTokens: 1}}
+	s, err := Run(context.Background(), Target{URL: srv.URL, Model: "m", API: "completions"},
+		Load{Kind: "concurrency", Concurrency: 1, Requests: 2, Timeout: 20 * time.Second, reader: ReaderEpoll}, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := Summarize(s)
+	if m.Completed != 2 || got.Load() < 8<<20 {
+		t.Errorf("%d completed (%v); the server read %d bytes of the last body", m.Completed, m.FailReasons, got.Load())
+	}
+}
+
+// The epoll reader and net/http read the same streams from servelab-sim
+// alike: every request completes with its tokens and one gap per chunk
+// after the first. (Their timings are compared in make bench, not here.)
+func TestReadersAgree(t *testing.T) {
+	url := startSim(t, []string{"SERVELAB_SIM_TIMING=step=1ms,per-seq=0s,prefill=0s"}, "vllm", "serve", "m/m")
+	for _, api := range []string{"chat", "completions"} {
+		for _, reader := range readers {
+			s, err := Run(context.Background(), Target{URL: url, Model: "m/m", API: api},
+				Load{Kind: "concurrency", Concurrency: 4, Requests: 12, Warmup: 4, IgnoreEOS: true, reader: reader}, prompts(3, 8, 30))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, x := range s {
+				if x.Error != "" || x.OutputTokens != 30 || len(x.Gaps) != 29 || x.TTFT <= 0 || x.Latency < x.TTFT || x.InputTokens != 8 {
+					t.Errorf("%s, %s, request %d: error %q, %d/%d tokens, %d gaps, TTFT %.3f, latency %.3f",
+						api, reader, i, x.Error, x.InputTokens, x.OutputTokens, len(x.Gaps), x.TTFT, x.Latency)
+				}
+			}
+			if m := Summarize(s); m.Connections != 0 {
+				t.Errorf("%s, %s: measured requests opened %d connections after a warm-up of 4", api, reader, m.Connections)
+			}
+		}
+	}
+}
