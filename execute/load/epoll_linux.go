@@ -188,8 +188,11 @@ func (e *epollTransport) closed(c *hconn, err error) {
 	if !c.p.started() {
 		c.x.lost = true
 		why := "connection closed before a response"
-		if err != nil {
-			why = "read: " + err.Error()
+		switch {
+		case err == unix.ECONNRESET:
+			why = "connection reset before a response"
+		case err != nil:
+			why = "read: " + err.Error() + " before a response"
 		}
 		e.finish(c, why, false)
 		return
@@ -290,7 +293,11 @@ func (e *epollTransport) roundTrip(ctx context.Context, body []byte, key int64, 
 		}
 		x := &exch{t: t, done: make(chan struct{})}
 		if !e.start(c, x, req) {
-			continue // the server had closed it: take another
+			if reused {
+				continue // the server had closed it: take another
+			}
+			t.s.Error = "connection closed before a response"
+			return
 		}
 		select {
 		case <-x.done:

@@ -4,12 +4,15 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"servelab.dev/execute/record"
 )
 
 // On Linux plain-http targets get the epoll reader; HTTPS targets, URLs
@@ -80,5 +83,47 @@ func TestReadersAgree(t *testing.T) {
 				t.Errorf("%s, %s: measured requests opened %d connections after a warm-up of 4", api, reader, m.Connections)
 			}
 		}
+	}
+}
+
+// A server that closes every connection as it accepts it fails each
+// request once, at once: a new connection lost is not retried (only a
+// kept-alive one is), even with no timeout set.
+func TestEpollServerClosesAtOnce(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var accepted atomic.Int32
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			c.Close()
+		}
+	}()
+	done := make(chan []record.Sample)
+	go func() {
+		s, _ := Run(context.Background(), Target{URL: "http://" + l.Addr().String(), Model: "m", API: "completions"},
+			Load{Kind: "concurrency", Concurrency: 1, Requests: 3, reader: ReaderEpoll}, prompts(1, 1, 1))
+		done <- s
+	}()
+	select {
+	case s := <-done:
+		m := Summarize(s)
+		if *m.Failed != 3 || accepted.Load() > 6 {
+			t.Errorf("%d failed, reasons %v, %d connections", *m.Failed, m.FailReasons, accepted.Load())
+		}
+		for _, r := range m.FailReasons {
+			if !strings.Contains(r, "before a response") {
+				t.Errorf("reason %q", r)
+			}
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("still running after 20 s, %d connections accepted", accepted.Load())
 	}
 }

@@ -199,6 +199,9 @@ func (p *h1) headerLine(l []byte) error {
 		return nil
 	}
 	switch {
+	case p.status == 204 || p.status == 304:
+		p.state, p.length = hBody, 0 // no body, whatever the headers say
+		return p.bodyEnd(nil)
 	case p.chunked:
 		p.state, p.length = hChunkSize, -1
 	case p.status == 200 && p.refused() != nil:

@@ -94,6 +94,7 @@ func TestH1Refusals(t *testing.T) {
 	cases := []struct{ resp, want string }{
 		{"HTTP/1.1 500 Internal Server Error\r\nContent-Type: text/plain\r\nContent-Length: 20\r\n\r\n{\"error\":\"simulated\"}", `HTTP 500: {"error":"simulated"`},
 		{"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n", "HTTP 404: "},
+		{"HTTP/1.1 204 No Content\r\nTransfer-Encoding: chunked\r\n\r\n", "HTTP 204: "},
 		{"HTTP/1.1 503 Busy\r\n\r\nnot ready\n", "HTTP 503: not ready"},
 		{"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 5\r\n\r\n<html", `response is "text/html", not an event stream`},
 		{chunked(ct, "data: {oops\n\n", 64), "malformed chunk"},
