@@ -41,7 +41,22 @@ type epollTransport struct {
 	conns []*hconn // by slot, the events' key
 	free  []int32
 	idle  []*hconn // kept-alive connections, the last returned on top
-	gen   int32
+	// waiting are the requests that found no idle connection: each
+	// dials one, but takes whichever comes first, its own or one
+	// another request returns (as net/http does). A server that gives
+	// each connection a thread, llama-server among them, may leave a new
+	// connection unserved while its threads hold the kept-alive ones.
+	waiting []*connWait
+	gen     int32
+	shut    bool
+}
+
+// connWait is a request waiting for a connection.
+type connWait struct {
+	done   chan struct{} // closed when c or err is set
+	c      *hconn
+	err    error
+	reused bool
 }
 
 // hconn is one connection; mu orders the loop and the request's
@@ -137,15 +152,17 @@ func (e *epollTransport) ready(ev unix.EpollEvent) {
 		e.flush(c)
 	}
 	if ev.Events&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 {
-		e.read(c)
+		e.read(c, ev.Events&(unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0)
 	}
 }
 
 // read reads c until the socket is empty. A read that fills less than
 // the buffer has emptied it: with edge-triggered readiness, data that
 // arrives later raises a new event, so no read is spent to find
-// nothing (mio and Tokio read the same way).
-func (e *epollTransport) read(c *hconn) {
+// nothing (mio and Tokio read the same way). Not so the connection's
+// end, which raises no event after the data it came with: when the
+// event says the peer closed (hup), c is read to its end.
+func (e *epollTransport) read(c *hconn, hup bool) {
 	for !c.dead {
 		n, err := unix.Read(c.fd, e.buf)
 		switch {
@@ -169,7 +186,7 @@ func (e *epollTransport) read(c *hconn) {
 			case c.p.ended:
 				e.finish(c, "", true)
 			}
-			if n < len(e.buf) {
+			if n < len(e.buf) && !hup {
 				return
 			}
 		case c.x == nil:
@@ -227,11 +244,7 @@ func (e *epollTransport) finish(c *hconn, why string, reuse bool) {
 	x := c.x
 	c.x, c.out = nil, nil
 	x.why = why
-	if reuse && !c.p.close {
-		e.mu.Lock()
-		e.idle = append(e.idle, c)
-		e.mu.Unlock()
-	} else {
+	if !reuse || c.p.close || !e.put(c, true) {
 		e.kill(c)
 	}
 	close(x.done)
@@ -331,8 +344,38 @@ func (e *epollTransport) request(body []byte, key int64) []byte {
 	return append(b, body...)
 }
 
-// get takes a kept-alive connection, or opens one and records how long
-// that took.
+// put hands c to the first waiting request, or keeps it idle; false
+// when the transport is closed.
+func (e *epollTransport) put(c *hconn, reused bool) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.shut {
+		return false
+	}
+	if len(e.waiting) > 0 {
+		w := e.waiting[0]
+		e.waiting = e.waiting[1:]
+		w.c, w.reused = c, reused
+		close(w.done)
+		return true
+	}
+	e.idle = append(e.idle, c)
+	return true
+}
+
+// unwait takes w off the queue; false when it was served meanwhile.
+func (e *epollTransport) unwait(w *connWait) bool {
+	for i, x := range e.waiting {
+		if x == w {
+			e.waiting = append(e.waiting[:i], e.waiting[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+// get takes a kept-alive connection, or waits for one: the one it dials
+// or one that comes back first. Opening one counts as its set-up.
 func (e *epollTransport) get(ctx context.Context, t *tally) (*hconn, bool, error) {
 	e.mu.Lock()
 	if n := len(e.idle); n > 0 {
@@ -341,15 +384,64 @@ func (e *epollTransport) get(ctx context.Context, t *tally) (*hconn, bool, error
 		e.mu.Unlock()
 		return c, true, nil
 	}
+	w := &connWait{done: make(chan struct{})}
+	e.waiting = append(e.waiting, w)
 	e.mu.Unlock()
 	began := time.Now()
-	nc, err := e.dialer.DialContext(ctx, "tcp", e.addr)
-	t.s.Connect += ms(time.Since(began))
-	if err != nil {
-		return nil, false, err
+	go e.dial(w)
+	select {
+	case <-w.done:
+	case <-ctx.Done():
+		e.mu.Lock()
+		waiting := e.unwait(w)
+		e.mu.Unlock()
+		if waiting {
+			return nil, false, ctx.Err()
+		}
+		<-w.done
+		if w.c != nil {
+			e.release(w.c)
+		}
+		return nil, false, ctx.Err()
 	}
-	c, err := e.adopt(nc)
-	return c, false, err
+	if !w.reused {
+		t.s.Connect += ms(time.Since(began))
+	}
+	return w.c, w.reused, w.err
+}
+
+// release gives back a connection a request got but did not use.
+func (e *epollTransport) release(c *hconn) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.dead && !e.put(c, true) {
+		e.kill(c)
+	}
+}
+
+// dial opens a connection for w, or for whoever waits when w was served
+// by a returned one; a failure is w's alone.
+func (e *epollTransport) dial(w *connWait) {
+	nc, err := e.dialer.Dial("tcp", e.addr)
+	var c *hconn
+	if err == nil {
+		c, err = e.adopt(nc)
+	}
+	e.mu.Lock()
+	if e.unwait(w) {
+		w.c, w.err = c, err
+		close(w.done)
+		e.mu.Unlock()
+		return
+	}
+	e.mu.Unlock()
+	if c != nil {
+		if !e.put(c, false) {
+			c.mu.Lock()
+			e.kill(c)
+			c.mu.Unlock()
+		}
+	}
 }
 
 // adopt takes the socket of a dialled connection into the epoll set.
@@ -376,6 +468,11 @@ func (e *epollTransport) adopt(nc net.Conn) (*hconn, error) {
 		return nil, err
 	}
 	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.shut {
+		unix.Close(fd)
+		return nil, errors.New("transport closed")
+	}
 	e.gen++
 	c := &hconn{fd: fd, gen: e.gen}
 	if n := len(e.free); n > 0 {
@@ -385,12 +482,13 @@ func (e *epollTransport) adopt(nc net.Conn) (*hconn, error) {
 		c.slot = int32(len(e.conns))
 		e.conns = append(e.conns, c)
 	}
-	e.mu.Unlock()
+	// Registered under e.mu, so that close cannot close the set first.
 	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLOUT | unix.EPOLLRDHUP | unix.EPOLLET, Fd: c.slot, Pad: c.gen}
 	if err := unix.EpollCtl(e.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
-		c.mu.Lock()
-		e.kill(c)
-		c.mu.Unlock()
+		c.dead = true
+		unix.Close(fd)
+		e.conns[c.slot] = nil
+		e.free = append(e.free, c.slot)
 		return nil, err
 	}
 	return c, nil
@@ -438,6 +536,7 @@ func (e *epollTransport) abort(c *hconn, x *exch, err error) {
 
 func (e *epollTransport) close() {
 	e.mu.Lock()
+	e.shut = true
 	conns := append([]*hconn(nil), e.conns...)
 	e.mu.Unlock()
 	for _, c := range conns {

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -125,5 +126,88 @@ func TestEpollServerClosesAtOnce(t *testing.T) {
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatalf("still running after 20 s, %d connections accepted", accepted.Load())
+	}
+}
+
+// A response without length that ends with the connection, sent whole
+// with its FIN, is read to its end by both readers: the FIN raises no
+// event of its own after the data it came with.
+func TestResponseToClose(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				req, err := http.ReadRequest(bufio.NewReader(c))
+				if err != nil {
+					return
+				}
+				io.Copy(io.Discard, req.Body)
+				io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"+
+					"data: {\"choices\":[{\"text\":\"a\"}]}\n\ndata: {\"choices\":[],\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":1}}\n\n")
+			}()
+		}
+	}()
+	for _, reader := range readers {
+		s, err := Run(context.Background(), Target{URL: "http://" + l.Addr().String(), Model: "m", API: "completions"},
+			Load{Kind: "concurrency", Concurrency: 2, Requests: 6, Timeout: 5 * time.Second, reader: reader}, prompts(1, 1, 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := Summarize(s); m.Completed != 6 {
+			t.Errorf("%s: %d of 6 completed (%v)", reader, m.Completed, m.FailReasons)
+		}
+	}
+}
+
+// A server that ends each keep-alive response by shutting its side of
+// the connection (its FIN in the same segment as the last chunk) and
+// then never reads it again: the client must see the FIN and not send
+// the next request there, where it would wait for ever.
+func TestFinWithLastChunk(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				req, err := http.ReadRequest(bufio.NewReader(c))
+				if err != nil {
+					return
+				}
+				io.Copy(io.Discard, req.Body)
+				body := "data: {\"choices\":[{\"text\":\"a\"}]}\n\ndata: {\"choices\":[],\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":1}}\n\ndata: [DONE]\n\n"
+				fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n0\r\n\r\n", len(body), body)
+				c.(*net.TCPConn).CloseWrite()
+				<-stop // holds the connection, reads nothing more
+			}()
+		}
+	}()
+	for _, reader := range readers {
+		s, err := Run(context.Background(), Target{URL: "http://" + l.Addr().String(), Model: "m", API: "completions"},
+			Load{Kind: "concurrency", Concurrency: 1, Requests: 8, Timeout: 3 * time.Second, reader: reader}, prompts(1, 1, 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := Summarize(s); m.Completed != 8 {
+			t.Errorf("%s: %d of 8 completed (%v)", reader, m.Completed, m.FailReasons)
+		}
 	}
 }
