@@ -26,6 +26,9 @@ test: vet site-deps chromium slurm-deps llamacpp-cpu
 	SERVELAB_LLAMA_SERVER=$$(cat $(LLAMACPP_OUT)/cpu-bin)/llama-server \
 	SERVELAB_LLAMACPP_VOCAB=$(CURDIR)/$(LLAMACPP_SRC)/models/ggml-vocab-qwen2.gguf \
 	$(GO) test ./...
+	@# Timing claims that other packages' tests running beside them on two
+	@# cores would spoil run alone, afterwards.
+	SERVELAB_TIMING_ALONE=1 $(GO) test -count=1 -run '^TestTraceReplayKeepsArrivals$$' -v ./execute/dataset/
 
 # The docs site from the committed studies and results (no GPU needed).
 # SITE_URL (the address it is published at) adds an absolute sitemap.xml.
