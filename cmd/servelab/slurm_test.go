@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -98,7 +99,8 @@ func ourJobs(ts *testscript.TestScript, results string) []slurm.Status {
 }
 
 // slurmWait waits up to a minute for one of the jobs of the script's
-// results folder (default results) to be in STATE and sets $JOB to its id.
+// results folder (default results) to be in STATE (for RUNNING: its
+// batch script has begun) and sets $JOB to its id.
 func slurmWait(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 1 || len(args) > 2 {
 		ts.Fatalf("usage: slurm-wait STATE [RESULTS]")
@@ -109,13 +111,25 @@ func slurmWait(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 		for _, j := range ourJobs(ts, results) {
-			if j.State == args[0] {
+			if j.State == args[0] && (j.State != "RUNNING" || jobStarted(ts, results, j.ID)) {
 				ts.Setenv("JOB", j.ID)
 				return
 			}
 		}
 	}
 	ts.Fatalf("no job of this script reached %s in a minute", args[0])
+}
+
+// jobStarted reports whether a job's batch script has begun: squeue says
+// RUNNING a moment before the script's first line reaches its log.
+func jobStarted(ts *testscript.TestScript, results, id string) bool {
+	logs, _ := filepath.Glob(filepath.Join(ts.MkAbs(results), ".slurm", "*-"+id+".log"))
+	for _, f := range logs {
+		if b, err := os.ReadFile(f); err == nil && strings.Contains(string(b), "servelab job started at") {
+			return true
+		}
+	}
+	return false
 }
 
 // slurmUnique fails when two of the script's jobs carry the same name:
