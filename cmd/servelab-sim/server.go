@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -189,7 +188,7 @@ func (s *server) complete(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !req.Stream {
-		s.whole(w, &req, n)
+		s.whole(w, r, &req, n)
 		return
 	}
 	s.stream(w, r, &req, n)
@@ -197,20 +196,17 @@ func (s *server) complete(w http.ResponseWriter, r *http.Request) {
 
 // whole answers a request without streaming (the quality guard's greedy
 // decode): the same engine time, one JSON body at the end.
-func (s *server) whole(w http.ResponseWriter, req *request, n int64) {
-	prompt := req.prompt()
-	max := cmp.Or(req.MaxCompletion, req.MaxTokens, 16)
-	sq := &seq{prompt: prompt, maxTokens: max, out: make(chan int, max+1), cancel: make(chan struct{})}
+func (s *server) whole(w http.ResponseWriter, r *http.Request, req *request, n int64) {
+	sq := s.start(req)
 	defer close(sq.cancel)
-	s.eng.submit(sq)
 	sent := 0
 	for k := range sq.out {
 		sent += k
 	}
-	text := strings.Repeat(s.cfg.word(prompt), sent)
+	text := strings.Repeat(s.cfg.word(sq.prompt), sent)
 	choice := map[string]any{"index": 0, "text": text, "finish_reason": "length"}
 	object := "text_completion"
-	if len(req.Messages) > 0 {
+	if strings.HasSuffix(r.URL.Path, "/chat/completions") {
 		choice = map[string]any{"index": 0, "message": map[string]string{"role": "assistant", "content": text}, "finish_reason": "length"}
 		object = "chat.completion"
 	}
@@ -228,8 +224,9 @@ func (s *server) usage(sq *seq, sent int) map[string]any {
 	return u
 }
 
-func (s *server) stream(w http.ResponseWriter, r *http.Request, req *request, n int64) {
-	prompt := req.prompt()
+// start submits a request's sequence to the engine; the caller closes
+// its cancel channel when done with it.
+func (s *server) start(req *request) *seq {
 	max := req.MaxTokens
 	if req.MaxCompletion > 0 {
 		max = req.MaxCompletion
@@ -237,9 +234,15 @@ func (s *server) stream(w http.ResponseWriter, r *http.Request, req *request, n 
 	if max <= 0 {
 		max = 16
 	}
-	sq := &seq{prompt: prompt, maxTokens: max, out: make(chan int, max+1), cancel: make(chan struct{})}
-	defer close(sq.cancel)
+	sq := &seq{prompt: req.prompt(), maxTokens: max, out: make(chan int, max+1), cancel: make(chan struct{})}
 	s.eng.submit(sq)
+	return sq
+}
+
+func (s *server) stream(w http.ResponseWriter, r *http.Request, req *request, n int64) {
+	sq := s.start(req)
+	defer close(sq.cancel)
+	prompt := sq.prompt
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	fl, _ := w.(http.Flusher)
@@ -261,9 +264,9 @@ func (s *server) stream(w http.ResponseWriter, r *http.Request, req *request, n 
 	for k := range sq.out {
 		sent += k
 		switch {
-		case hit(n, s.cfg.Faults.Cut) && sent > max/2:
+		case hit(n, s.cfg.Faults.Cut) && sent > sq.maxTokens/2:
 			panic(http.ErrAbortHandler) // drop the connection mid-stream
-		case hit(n, s.cfg.Faults.Stall) && sent > max/2:
+		case hit(n, s.cfg.Faults.Stall) && sent > sq.maxTokens/2:
 			<-r.Context().Done()
 			return
 		}
