@@ -218,7 +218,7 @@ func (d *decider) stop(out *Step, outcome, reason, detail, state string) plan.De
 // incumbent.
 func (d *decider) try(out *Step) plan.Decision {
 	if d.best(out.Options, -1) < 0 {
-		if g := belowGuard(out.Options); g >= 0 {
+		if g := d.bestBarred(out.Options); g >= 0 {
 			return d.keepBelowGuard(out, g)
 		}
 		// Every valid variant was stopped early: none can win.
@@ -289,7 +289,7 @@ func (d *decider) bestFeasible(opts []Option, skip int) int {
 func (d *decider) selectOne(out *Step, ref int) plan.Decision {
 	best := d.bestFeasible(out.Options, -1)
 	if best < 0 && d.best(out.Options, -1) < 0 {
-		g := out.Options[belowGuard(out.Options)]
+		g := out.Options[d.bestBarred(out.Options)]
 		reason := ReasonBelowQuality
 		if !g.Guard.Known {
 			reason = ReasonNoGuard
@@ -420,7 +420,7 @@ func (d *decider) best(opts []Option, skip int) int {
 	lower := d.s.Objective.Goal == "min"
 	b := -1
 	for i, o := range opts {
-		if i == skip || o.Invalid != nil || o.Value == nil || o.Stopped != "" || o.Guard != nil && o.Guard.Below {
+		if i == skip || o.Invalid != nil || o.Value == nil || o.Stopped != "" || o.barred() {
 			continue
 		}
 		if b < 0 || better(o.Value.Mean, opts[b].Value.Mean, lower) {

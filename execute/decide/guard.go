@@ -67,14 +67,22 @@ func (d *decider) guardOutputs(ts []*plan.Trial) *record.Quality {
 	return nil
 }
 
-// belowGuard is the first valid option the quality guard bars, or −1.
-func belowGuard(opts []Option) int {
+// barred reports whether the quality guard keeps the option from being
+// adopted.
+func (o Option) barred() bool { return o.Guard != nil && o.Guard.Below }
+
+// bestBarred is the best valid option the quality guard bars, or −1:
+// what the change of outputs would have bought.
+func (d *decider) bestBarred(opts []Option) int {
+	lower := d.s.Objective.Goal == "min"
+	b := -1
 	for i, o := range opts {
-		if o.Guard != nil && o.Guard.Below && o.Invalid == nil && o.Value != nil && o.Stopped == "" {
-			return i
+		if o.barred() && o.Invalid == nil && o.Value != nil && o.Stopped == "" &&
+			(b < 0 || better(o.Value.Mean, opts[b].Value.Mean, lower)) {
+			b = i
 		}
 	}
-	return -1
+	return b
 }
 
 // guardDetail says in one English line why the guard bars an option.
@@ -86,15 +94,9 @@ func (g *Guard) detail(variant string) string {
 }
 
 // keepBelowGuard keeps the incumbent when the quality guard bars every
-// variant that could win; the fastest of them is still compared, so the
-// report shows what the outputs' change would have bought.
+// variant that could win; the fastest of them (g) is still compared, so
+// the report shows what the outputs' change would have bought.
 func (d *decider) keepBelowGuard(out *Step, g int) plan.Decision {
-	for i, o := range out.Options {
-		if o.Guard != nil && o.Guard.Below && o.Invalid == nil && o.Value != nil && o.Stopped == "" &&
-			better(o.Value.Mean, out.Options[g].Value.Mean, d.s.Objective.Goal == "min") {
-			g = i
-		}
-	}
 	o := out.Options[g]
 	out.Best, out.Comparison = o.Variant, d.compare(o, *out.Incumbent)
 	if !o.Guard.Known {
