@@ -149,7 +149,7 @@ FUZZ_TARGETS := \
 	./cmd/servelab:FuzzBenchFlags ./cmd/servelab:FuzzRunFlags ./cmd/servelab:FuzzGPUs ./cmd/servelab:FuzzOutputFlags \
 	./cmd/servelab-sim:FuzzParseArgs \
 	./execute/record:FuzzDecode ./execute/record:FuzzDecodeSamples ./execute/store:FuzzLoadFile \
-	./execute/engine:FuzzParseIdentity ./render/outdir:FuzzMarker ./execute/load:FuzzStream ./execute/load:FuzzResponse ./execute/load:FuzzParseMetrics \
+	./execute/engine:FuzzParseIdentity ./render/outdir:FuzzMarker ./execute/load:FuzzStream ./execute/load:FuzzParseChunk ./execute/load:FuzzBody ./execute/load:FuzzResponse ./execute/load:FuzzParseMetrics \
 	./execute/importer:FuzzVLLMText ./execute/importer:FuzzVLLMJSON ./execute/importer:FuzzGuideLLM ./execute/importer:FuzzSGLang \
 	./execute/importer:FuzzSGLangText ./execute/importer:FuzzAIPerf \
 	./execute/slurm:FuzzParseSqueue ./execute/slurm:FuzzParseSubmit ./execute/slurm:FuzzParseSacct \

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"servelab.dev/execute/engine"
+	"servelab.dev/execute/host"
 	"servelab.dev/execute/load"
 )
 
@@ -14,21 +15,31 @@ import (
 // servelab-sim binary at sim with one-millisecond steps and no other
 // delay (so the client is the only bottleneck), runs load.Calibrate up
 // to maxRate requests a second with the client on procs cores
-// (GOMAXPROCS, restored after), and stops the simulator.
+// (GOMAXPROCS, restored after; with one core on a host of two or more,
+// the client is pinned to CPU 0 and the simulator to CPU 1), and stops
+// the simulator.
 func Calibrate(ctx context.Context, sim string, maxRate float64, procs int) (load.Calibration, error) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-	url, stop, err := startZeroSim(ctx, sim)
+	url, pid, stop, err := startZeroSim(ctx, sim)
 	if err != nil {
 		return load.Calibration{}, err
 	}
 	defer stop()
+	if procs == 1 && runtime.NumCPU() >= 2 {
+		// The goals are per core: the client alone on CPU 0, the
+		// simulator on CPU 1, so neither takes the other's time.
+		if restore, err := host.Pin(os.Getpid(), 0); err == nil {
+			defer restore()
+			host.Pin(pid, 1)
+		}
+	}
 	return load.Calibrate(ctx, url, "calibrate", maxRate)
 }
 
-func startZeroSim(ctx context.Context, path string) (string, func(), error) {
+func startZeroSim(ctx context.Context, path string) (string, int, func(), error) {
 	logf, err := os.CreateTemp("", "servelab-calibrate-*.log")
 	if err != nil {
-		return "", nil, err
+		return "", 0, nil, err
 	}
 	logf.Close()
 	spec := engine.Spec{Argv: []string{path, "vllm", "serve", "calibrate", "--max-num-seqs", "4096"},
@@ -37,7 +48,7 @@ func startZeroSim(ctx context.Context, path string) (string, func(), error) {
 	p, err := engine.Start(ctx, spec, 10*time.Second)
 	if err != nil {
 		os.Remove(logf.Name())
-		return "", nil, err
+		return "", 0, nil, err
 	}
-	return p.URL, func() { p.Stop(); os.Remove(logf.Name()) }, nil
+	return p.URL, p.Pgid(), func() { p.Stop(); os.Remove(logf.Name()) }, nil
 }

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"servelab.dev/execute/host"
 )
 
 // BenchmarkStreamParse reads a stream of 10,000 chat chunks as vLLM
@@ -96,10 +98,10 @@ func BenchmarkScheduleLag500(b *testing.B) {
 func BenchmarkClient(b *testing.B) {
 	url := startSim(b, []string{"SERVELAB_SIM_TIMING=" + CalibrationTiming}, "vllm", "serve", "m/m", "--max-num-seqs", "4096")
 	if runtime.NumCPU() >= 2 {
-		if err := pin(os.Getpid(), 0); err != nil {
+		if _, err := host.Pin(os.Getpid(), 0); err != nil {
 			b.Logf("not pinned: %v", err)
 		}
-		if err := pin(simPID(b, url), 1); err != nil {
+		if _, err := host.Pin(simPID(b, url), 1); err != nil {
 			b.Logf("simulator not pinned: %v", err)
 		}
 	}

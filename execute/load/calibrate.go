@@ -18,7 +18,8 @@ type Calibration struct {
 	CPUPerChunk     float64 `json:"cpuUsPerChunk"`
 	// MaxRate is the highest request rate tried whose schedule lag p99
 	// stayed under 1 ms with no failure (in one of three runs at most);
-	// LagP99 is that p99 in ms.
+	// LagP99 is that p99 in ms. When even the lowest rate missed, MaxRate
+	// is 0 and LagP99 that rate's best p99 (0 when its requests failed).
 	MaxRate float64 `json:"maxRate"`
 	LagP99  float64 `json:"lagP99Ms"`
 }
@@ -68,12 +69,15 @@ func calibrate(ctx context.Context, url, model string, maxRate float64, reader s
 	c.ChunksPerSecond = float64(chunks) / time.Since(began).Seconds()
 	c.CPUPerChunk = float64(cpuTime()-cpu0) / float64(time.Microsecond) / float64(chunks)
 	short := []Prompt{{TokenIDs: []int{100, 200, 300, 400}, MaxTokens: 2}}
-	for _, rate := range rates(maxRate) {
+	for i, rate := range rates(maxRate) {
 		p99, err := bestLag(ctx, t, Load{Kind: "constant", Rate: rate, Requests: int(rate * 1.5), Warmup: 64, IgnoreEOS: true, reader: reader}, short)
 		if err != nil {
 			return c, err
 		}
 		if p99 >= 1 {
+			if i == 0 && !math.IsInf(p99, 0) {
+				c.LagP99 = p99 // the lowest rate's, to say by how much it missed
+			}
 			break
 		}
 		c.MaxRate, c.LagP99 = rate, p99
@@ -103,10 +107,13 @@ func bestLag(ctx context.Context, t Target, l Load, p []Prompt) (float64, error)
 	return best, nil
 }
 
+// LowestRate is the first rate Calibrate tries.
+const LowestRate = 250
+
 // rates are the rates tried: 250, 375, 500, 750, 1000, 1500, ...
 func rates(top float64) []float64 {
 	var out []float64
-	for r := 250.0; r <= top; r *= 2 {
+	for r := float64(LowestRate); r <= top; r *= 2 {
 		out = append(out, r)
 		if r*1.5 <= top {
 			out = append(out, r*1.5)

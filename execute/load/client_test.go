@@ -37,6 +37,31 @@ func TestPacerWaits(t *testing.T) {
 	}
 }
 
+// The spin before a send is the sleep's expected overshoot, at most
+// maxSpin and at most 2 % of the time since the previous send.
+func TestPacerSpinBounded(t *testing.T) {
+	p := &pacer{late: 50 * time.Microsecond, maxSpin: 60 * time.Microsecond}
+	t0 := time.Unix(1000, 0)
+	for _, c := range []struct {
+		at   time.Duration
+		want time.Duration
+	}{
+		{0, 55 * time.Microsecond},                        // first send: the estimate
+		{time.Millisecond, 20 * time.Microsecond},         // 1,000 req/s: 2 % of 1 ms
+		{11 * time.Millisecond, 55 * time.Microsecond},    // 100 req/s: the estimate
+		{11100 * time.Microsecond, 2 * time.Microsecond},  // 10,000 req/s
+		{11100 * time.Microsecond, 55 * time.Microsecond}, // same time as the previous: no gap to bound it
+	} {
+		if got := p.spinFor(t0.Add(c.at)); got != c.want {
+			t.Errorf("send at %v: spin %v, want %v", c.at, got, c.want)
+		}
+	}
+	p = &pacer{late: 2 * time.Millisecond, maxSpin: 60 * time.Microsecond}
+	if got := p.spinFor(t0); got != 60*time.Microsecond {
+		t.Errorf("spin %v past maxSpin", got)
+	}
+}
+
 // After the warm-up, requests reuse its connections: none opens one,
 // so no schedule lag includes a connection's set-up. (Two slots, so that
 // a loaded machine cannot make more requests overlap than the warm-up

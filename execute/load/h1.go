@@ -369,7 +369,7 @@ func (p *h1) body(b []byte) error {
 // sseLine hands a data line's event to s; other lines (comments, event:,
 // id:, retry:, blank separators) carry nothing a benchmark needs.
 func (p *h1) sseLine(line []byte) error {
-	line = bytes.TrimRight(line, "\r\n")
+	line = trimEOL(line)
 	payload, ok := bytes.CutPrefix(line, []byte("data:"))
 	if !ok {
 		return nil

@@ -2,7 +2,6 @@ package load
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"net"
@@ -328,43 +327,6 @@ const StoppedEarly = "stopped early"
 func notSent(start, due time.Time, why string) record.Sample {
 	t := due.Sub(start).Seconds()
 	return record.Sample{Intended: t, Sent: t, Error: why}
-}
-
-// request is the JSON body; ignore_eos is a vLLM/SGLang/llama.cpp
-// extension that makes the server produce exactly max_tokens. Both
-// max_tokens and its current OpenAI name max_completion_tokens are sent:
-// servers that know only one read that one.
-type request struct {
-	Model     string        `json:"model"`
-	Stream    bool          `json:"stream"`
-	MaxTokens int           `json:"max_tokens"`
-	MaxCompl  int           `json:"max_completion_tokens"`
-	Temp      float64       `json:"temperature"`
-	Options   streamOptions `json:"stream_options"`
-	IgnoreEOS bool          `json:"ignore_eos,omitempty"`
-	Prompt    any           `json:"prompt,omitempty"`
-	Messages  []Message     `json:"messages,omitempty"`
-}
-
-type streamOptions struct {
-	IncludeUsage bool `json:"include_usage"`
-}
-
-func (c *client) body(p Prompt) []byte {
-	req := request{Model: c.t.Model, Stream: true, MaxTokens: p.MaxTokens, MaxCompl: p.MaxTokens,
-		Options: streamOptions{IncludeUsage: true}, IgnoreEOS: c.l.IgnoreEOS}
-	switch {
-	case c.t.API == "completions" && p.TokenIDs != nil:
-		req.Prompt = p.TokenIDs
-	case c.t.API == "completions":
-		req.Prompt = p.Text
-	case p.Messages != nil:
-		req.Messages = p.Messages
-	default:
-		req.Messages = []Message{{Role: "user", Content: p.Text}}
-	}
-	b, _ := json.Marshal(req)
-	return b
 }
 
 // probe asks the server how many tokens it counts for an empty prompt

@@ -60,6 +60,14 @@ func freePort(t testing.TB) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
+func simPID(t testing.TB, url string) int {
+	pid, ok := simPIDs[url]
+	if !ok {
+		t.Fatalf("no simulator at %s", url)
+	}
+	return pid
+}
+
 // startSim runs servelab-sim as a real process and waits for /health.
 func startSim(t testing.TB, env []string, args ...string) string {
 	t.Helper()

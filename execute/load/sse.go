@@ -98,7 +98,7 @@ func (s *Stream) Next() (Chunk, error) {
 		if len(line) == 0 && err != nil {
 			return Chunk{}, err
 		}
-		line = bytes.TrimRight(line, "\r\n")
+		line = trimEOL(line)
 		if payload, ok := bytes.CutPrefix(line, []byte("data:")); ok {
 			return ParseChunk(bytes.TrimLeft(payload, " "))
 		}
@@ -110,25 +110,16 @@ func (s *Stream) Next() (Chunk, error) {
 	}
 }
 
-var (
-	doneMarker = []byte("[DONE]")
-	keyContent = []byte(`"content":`)
-	keyReason  = []byte(`"reasoning_content":`)
-	keyReason2 = []byte(`"reasoning":`)
-	keyText    = []byte(`"text":`)
-	keyUsage   = []byte(`"usage":`)
-	keyPrompt  = []byte(`"prompt_tokens":`)
-	keyCompl   = []byte(`"completion_tokens":`)
-	keyCached  = []byte(`"cached_tokens":`)
-	keyError   = []byte(`"error":`)
-	keyChoices = []byte(`"choices":`)
-)
+var doneMarker = []byte("[DONE]")
 
 // ParseChunk reads the fields a benchmark needs from one event's JSON
-// without decoding it whole: a chunk counts as content when any text
-// field holds a non-empty string; usage numbers are read where they are.
-// It rejects payloads that are not a JSON object with choices, usage or
-// an error.
+// in one pass, without decoding it: a chunk counts as content when any
+// text field (content, reasoning_content, reasoning, text) holds a
+// non-empty string; usage numbers are read inside the usage object.
+// Strings are skipped whole, so a field name that only appears inside
+// some text (a model writing JSON with an "error" key) is not taken for
+// a field. It rejects payloads that are not a JSON object with choices,
+// usage or an error.
 func ParseChunk(p []byte) (Chunk, error) {
 	var c Chunk
 	if bytes.Equal(p, doneMarker) {
@@ -138,28 +129,66 @@ func ParseChunk(p []byte) (Chunk, error) {
 	if len(p) < 2 || p[0] != '{' || p[len(p)-1] != '}' {
 		return c, ErrMalformed
 	}
-	if i := bytes.Index(p, keyError); i >= 0 {
-		c.Error = errorText(p[i+len(keyError):])
-		return c, nil
-	}
-	hasChoices := bytes.Contains(p, keyChoices)
-	for _, k := range [][]byte{keyContent, keyReason, keyReason2, keyText} {
-		if nonEmptyString(p, k) {
-			c.Content = true
-			break
-		}
-	}
-	if i := bytes.Index(p, keyUsage); i >= 0 {
-		u := bytes.TrimLeft(p[i+len(keyUsage):], " ")
-		if !bytes.HasPrefix(u, []byte("null")) {
-			c.HasUsage = true
-			c.PromptTokens = intAfter(u, keyPrompt)
-			c.CompletionTokens = intAfter(u, keyCompl)
-			if i := bytes.Index(u, keyCached); i >= 0 {
-				v := bytes.TrimLeft(u[i+len(keyCached):], " ")
-				c.HasCached = len(v) > 0 && v[0] >= '0' && v[0] <= '9'
-				c.CachedTokens = intAfter(u, keyCached)
+	hasChoices := false
+	depth, usage := 0, 0 // usage: the depth inside the usage object, 0 outside
+	for i := 0; i < len(p); i++ {
+		switch p[i] {
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == usage {
+				usage = 0
 			}
+			depth--
+		case '"':
+			end := stringEnd(p, i+1)
+			if end < 0 {
+				return c, ErrMalformed
+			}
+			key := p[i+1 : end]
+			i = end
+			v := skipSpace(p, end+1)
+			if v >= len(p) || p[v] != ':' {
+				continue // a value, not a key
+			}
+			v = skipSpace(p, v+1)
+			if v >= len(p) {
+				return c, ErrMalformed
+			}
+			switch string(key) {
+			case "error":
+				if p[v] != 'n' {
+					if c.Error = errorText(p[v:]); c.Error == "" {
+						c.Error = "(an empty error)"
+					}
+					return c, nil
+				}
+			case "content", "reasoning_content", "reasoning", "text":
+				if p[v] == '"' && v+1 < len(p) && p[v+1] != '"' {
+					c.Content = true
+				}
+			case "choices":
+				hasChoices = true
+			case "usage":
+				if p[v] == '{' {
+					c.HasUsage, usage = true, depth+1
+				} else if p[v] != 'n' {
+					c.HasUsage = true
+				}
+			case "prompt_tokens":
+				if usage > 0 {
+					c.PromptTokens, _ = intAt(p, v)
+				}
+			case "completion_tokens":
+				if usage > 0 {
+					c.CompletionTokens, _ = intAt(p, v)
+				}
+			case "cached_tokens":
+				if usage > 0 {
+					c.CachedTokens, c.HasCached = intAt(p, v)
+				}
+			}
+			i = v - 1
 		}
 	}
 	if !hasChoices && !c.HasUsage {
@@ -168,35 +197,50 @@ func ParseChunk(p []byte) (Chunk, error) {
 	return c, nil
 }
 
-// nonEmptyString reports whether key is followed by a string with at
-// least one character, in any of its occurrences.
-func nonEmptyString(p, key []byte) bool {
+// trimEOL cuts the line ends off line (bytes.TrimRight builds a set of
+// its cut characters on every call).
+func trimEOL(line []byte) []byte {
+	for len(line) > 0 && (line[len(line)-1] == '\n' || line[len(line)-1] == '\r') {
+		line = line[:len(line)-1]
+	}
+	return line
+}
+
+// stringEnd is the index of the quote that closes the string whose
+// first byte is at i, -1 when it is not closed.
+func stringEnd(p []byte, i int) int {
 	for {
-		i := bytes.Index(p, key)
-		if i < 0 {
-			return false
+		j := bytes.IndexByte(p[i:], '"')
+		if j < 0 {
+			return -1
 		}
-		v := bytes.TrimLeft(p[i+len(key):], " ")
-		if len(v) >= 2 && v[0] == '"' && v[1] != '"' {
-			return true
+		j += i
+		k := j
+		for k > i && p[k-1] == '\\' {
+			k--
 		}
-		p = p[i+len(key):]
+		if (j-k)%2 == 0 {
+			return j
+		}
+		i = j + 1
 	}
 }
 
-func intAfter(p, key []byte) int {
-	i := bytes.Index(p, key)
-	if i < 0 {
-		return 0
+func skipSpace(p []byte, i int) int {
+	for i < len(p) && (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r') {
+		i++
 	}
-	x := 0
-	for _, c := range bytes.TrimLeft(p[i+len(key):], " ") {
-		if c < '0' || c > '9' || x > 1<<40 {
-			break
-		}
-		x = x*10 + int(c-'0')
+	return i
+}
+
+// intAt reads the non-negative integer at p[i:]; false when there is
+// none.
+func intAt(p []byte, i int) (int, bool) {
+	x, ok := 0, false
+	for ; i < len(p) && p[i] >= '0' && p[i] <= '9' && x <= 1<<40; i++ {
+		x, ok = x*10+int(p[i]-'0'), true
 	}
-	return x
+	return x, ok
 }
 
 // errorText is a short readable form of an error value.

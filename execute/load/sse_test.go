@@ -1,8 +1,11 @@
 package load
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -105,5 +108,140 @@ func FuzzStream(f *testing.F) {
 			}
 		}
 		t.Fatal("more events than bytes")
+	})
+}
+
+// Field names inside strings are text, not fields.
+func TestParseChunkSkipsStrings(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want Chunk
+	}{
+		{`{"choices":[{"delta":{"content":"{\"error\": \"x\"}"}}]}`, Chunk{Content: true}},
+		{`{"choices":[{"text":"\"usage\":{\"prompt_tokens\":9}"}]}`, Chunk{Content: true}},
+		{`{"choices":[{"delta":{"content":"\\"}}],"prompt_tokens":7}`, Chunk{Content: true}},
+		{`{"choices":[{"delta":{"content":""}}],"usage":{"prompt_tokens":3,"completion_tokens":4,"prompt_tokens_details":{"cached_tokens":2}}}`,
+			Chunk{HasUsage: true, PromptTokens: 3, CompletionTokens: 4, HasCached: true, CachedTokens: 2}},
+		{`{"choices":[],"usage":{"completion_tokens":4},"prompt_tokens":5}`, Chunk{HasUsage: true, CompletionTokens: 4}},
+		{`{"error":""}`, Chunk{Error: "(an empty error)"}},
+	} {
+		got, err := ParseChunk([]byte(tc.in))
+		if err != nil || got != tc.want {
+			t.Errorf("%s: %+v %v, want %+v", tc.in, got, err, tc.want)
+		}
+	}
+}
+
+// reference is ParseChunk's reading done with encoding/json's tokenizer,
+// in document order: the chunk a valid JSON object should give.
+func reference(p []byte) (c Chunk, ok bool) {
+	d := json.NewDecoder(bytes.NewReader(p))
+	d.UseNumber()
+	type frame struct {
+		object, usage bool
+		key           string
+		wantKey       bool
+	}
+	var stack []frame
+	hasChoices, inUsage := false, 0
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return c, false
+		}
+		top := len(stack) - 1
+		if tok == json.Delim('}') || tok == json.Delim(']') {
+			if stack[top].usage {
+				inUsage--
+			}
+			stack = stack[:top]
+			continue
+		}
+		if top >= 0 && stack[top].object && stack[top].wantKey {
+			if k, isKey := tok.(string); isKey {
+				stack[top].key, stack[top].wantKey = k, false
+				if k == "choices" {
+					hasChoices = true
+				}
+				continue
+			}
+		}
+		key := ""
+		if top >= 0 && stack[top].object {
+			key = stack[top].key
+			stack[top].wantKey = true
+		}
+		switch key {
+		case "error":
+			if tok != nil {
+				c.Error = "x"
+				return c, true
+			}
+		case "content", "reasoning_content", "reasoning", "text":
+			if s, isStr := tok.(string); isStr && s != "" {
+				c.Content = true
+			}
+		case "usage":
+			if tok != nil {
+				c.HasUsage = true
+			}
+		case "prompt_tokens", "completion_tokens", "cached_tokens":
+			n, isNum := tok.(json.Number)
+			x, err := strconv.Atoi(string(n))
+			if inUsage == 0 || !isNum || err != nil || x < 0 || x > 1<<40 {
+				break
+			}
+			switch key {
+			case "prompt_tokens":
+				c.PromptTokens = x
+			case "completion_tokens":
+				c.CompletionTokens = x
+			default:
+				c.CachedTokens, c.HasCached = x, true
+			}
+		}
+		if tok == json.Delim('{') || tok == json.Delim('[') {
+			u := key == "usage" && tok == json.Delim('{')
+			if u {
+				inUsage++
+			}
+			stack = append(stack, frame{object: tok == json.Delim('{'), usage: u, wantKey: true})
+		}
+	}
+	if !hasChoices && !c.HasUsage {
+		return c, false
+	}
+	return c, true
+}
+
+// FuzzParseChunk: on valid JSON objects whose keys carry no escapes,
+// ParseChunk reads what encoding/json's tokenizer reads.
+func FuzzParseChunk(f *testing.F) {
+	f.Add([]byte(`{"choices":[{"delta":{"content":"{\"error\": 1}"}}],"usage":null}`))
+	f.Add([]byte(`{"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":4,"prompt_tokens_details":{"cached_tokens":2}}}`))
+	f.Add([]byte(`{"error":{"message":"out of memory"}}`))
+	f.Add([]byte(`{"choices":[{"text":"a\\"}],"x":[1,{"usage":{"prompt_tokens":1}}]}`))
+	f.Fuzz(func(t *testing.T, p []byte) {
+		got, err := ParseChunk(p)
+		var v map[string]any
+		if json.Unmarshal(p, &v) != nil || bytes.Contains(p, []byte(`\u`)) || len(p) == 0 || p[len(p)-1] != '}' {
+			return // not a plain JSON object: only no panic is asked
+		}
+		want, ok := reference(p)
+		if !ok {
+			if err == nil && got.Error == "" {
+				t.Fatalf("%s: accepted as %+v", p, got)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatalf("%s: %v, want %+v", p, err, want)
+		}
+		if (got.Error != "") != (want.Error != "") || (want.Error == "" && got != want) {
+			t.Fatalf("%s:\n got %+v\nwant %+v", p, got, want)
+		}
 	})
 }

@@ -1,0 +1,10 @@
+//go:build !linux
+
+package host
+
+import "errors"
+
+// Pin needs Linux.
+func Pin(pid, cpu int) (restore func(), err error) {
+	return func() {}, errors.New("pinning to a CPU needs Linux")
+}
