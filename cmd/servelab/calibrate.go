@@ -38,6 +38,7 @@ func runCalibrate(e *env, args []string) error {
 		return json.NewEncoder(e.stdout).Encode(c)
 	}
 	fmt.Fprintf(e.stdout, "client CPU per streamed chunk: %.2f µs (%.0f chunks/s, %d streams)\n", c.CPUPerChunk, c.ChunksPerSecond, load.CalibrationStreams)
+	fmt.Fprintf(e.stdout, "this host's floor: %.2f µs a chunk for a reader that only waits and reads (the kernel's share; %.0f chunks/s)\n", c.FloorCPUPerChunk, c.FloorChunksPerSecond)
 	switch {
 	case *maxRate < load.LowestRate:
 		fmt.Fprintf(e.stdout, "schedule lag not measured: --max-rate %g is under the lowest rate tried, %d req/s\n", *maxRate, load.LowestRate)

@@ -16,6 +16,12 @@ type Calibration struct {
 	// process's CPU time (user + system, getrusage) per chunk, in µs.
 	ChunksPerSecond float64 `json:"chunksPerSecond"`
 	CPUPerChunk     float64 `json:"cpuUsPerChunk"`
+	// FloorCPUPerChunk is ReadFloor's figure for the same streams (its
+	// rate is FloorChunksPerSecond): what this host's kernel makes any
+	// client pay a chunk, so that CPUPerChunk minus it is about the
+	// client's own cost.
+	FloorCPUPerChunk     float64 `json:"floorCpuUsPerChunk"`
+	FloorChunksPerSecond float64 `json:"floorChunksPerSecond"`
 	// MaxRate is the highest request rate tried whose schedule lag p99
 	// stayed under 1 ms with no failure (in one of three runs at most);
 	// LagP99 is that p99 in ms. When even the lowest rate missed, MaxRate
@@ -38,7 +44,8 @@ const (
 
 // Calibrate measures the client against the simulator at url serving
 // model: CPU per chunk over two seconds at CalibrationRate (after one
-// such run to warm up), then constant rates of 2-token requests from
+// such run to warm up), the host's floor for it (ReadFloor), then
+// constant rates of 2-token requests from
 // 250 req/s up to maxRate until the schedule lag p99 reaches 1 ms.
 func Calibrate(ctx context.Context, url, model string, maxRate float64) (Calibration, error) {
 	return calibrate(ctx, url, model, maxRate, "")
@@ -68,6 +75,9 @@ func calibrate(ctx context.Context, url, model string, maxRate float64, reader s
 	}
 	c.ChunksPerSecond = float64(chunks) / time.Since(began).Seconds()
 	c.CPUPerChunk = float64(cpuTime()-cpu0) / float64(time.Microsecond) / float64(chunks)
+	if c.FloorCPUPerChunk, c.FloorChunksPerSecond, err = ReadFloor(ctx, url, model, 2*time.Second); err != nil {
+		return c, err
+	}
 	short := []Prompt{{TokenIDs: []int{100, 200, 300, 400}, MaxTokens: 2}}
 	for i, rate := range rates(maxRate) {
 		p99, err := bestLag(ctx, t, Load{Kind: "constant", Rate: rate, Requests: int(rate * 1.5), Warmup: 64, IgnoreEOS: true, reader: reader}, short)

@@ -40,6 +40,11 @@ func TestMain(m *testing.M) {
 // need none.
 func buildSim(t testing.TB) string {
 	simBuild.Do(func() {
+		// A test binary carried to a host without Go (make bench on the
+		// GPU host) is given a built simulator.
+		if simBin = os.Getenv("SERVELAB_SIM_BIN"); simBin != "" {
+			return
+		}
 		simBin = filepath.Join(simDir, "servelab-sim")
 		if out, err := exec.Command("go", "build", "-o", simBin, "servelab.dev/cmd/servelab-sim").CombinedOutput(); err != nil {
 			simErr = fmt.Errorf("building servelab-sim: %v\n%s", err, out)
