@@ -105,7 +105,17 @@ import "servelab.dev/schema"
 		timeout: 60
 		quality: {prompts: 3, tokens: 8}
 	}
-	profiles: c2: {kind: "concurrency", concurrency: 2, requests: 6}
+	profiles: {
+		c2: {kind: "concurrency", concurrency: 2, requests: 6}
+		// Two prefixes that later requests share: llama-server reuses them
+		// and says so in usage.prompt_tokens_details.cached_tokens.
+		"shared-prefix": {
+			kind:        "concurrency"
+			concurrency: 2
+			requests:    6
+			dataset: {name: "prefix-repetition", prefixLen: 96, suffixLen: 8, prefixes: 2, outputLen: 4}
+		}
+	}
 	objective: {metric: "output_throughput", goal: "max", profile: "c2"}
 	baseline: engine: "llamacpp"
 	steps: [{
@@ -118,7 +128,7 @@ import "servelab.dev/schema"
 		quality: {}
 		variants: [{name: "kv-q8_0", knobs: kvCacheDtype: "q8_0"}]
 	}]
-	validate: profiles: ["c2"]
+	validate: profiles: ["c2", "shared-prefix"]
 }
 `
 
@@ -132,7 +142,8 @@ func servelab(t *testing.T, args ...string) string {
 }
 
 // checkLlamaRecords: every record is measured, complete, names the
-// llama.cpp build, and holds the quality guard's greedy outputs.
+// llama.cpp build, and holds the quality guard's greedy outputs; the
+// shared-prefix runs hold the cached tokens llama-server reported.
 func checkLlamaRecords(t *testing.T, results string) {
 	t.Helper()
 	files, _ := filepath.Glob(filepath.Join(results, "*", "*.json"))
@@ -143,9 +154,14 @@ func checkLlamaRecords(t *testing.T, results string) {
 		var rec struct {
 			Status     string
 			Provenance struct{ Kind, EngineBuild string }
-			Metrics    struct {
+			Trial      struct {
+				Benchmark struct{ Dataset struct{ Name string } }
+			}
+			Metrics struct {
 				Completed, Failed int
 				FailReasons       []string
+				CachedTokens      *int
+				CacheHitRate      *float64
 			}
 			Quality *struct{ Outputs []string }
 		}
@@ -164,6 +180,13 @@ func checkLlamaRecords(t *testing.T, results string) {
 		}
 		if rec.Quality == nil || len(rec.Quality.Outputs) != 3 {
 			t.Errorf("%s: quality guard outputs %+v", f, rec.Quality)
+		}
+		m, shared := rec.Metrics, rec.Trial.Benchmark.Dataset.Name == "prefix-repetition"
+		if shared && (m.CachedTokens == nil || *m.CachedTokens == 0 || m.CacheHitRate == nil || *m.CacheHitRate <= 0) {
+			t.Errorf("%s: shared prefixes, but cached tokens %v, hit rate %v", f, m.CachedTokens, m.CacheHitRate)
+		}
+		if !shared && (m.CachedTokens == nil || *m.CachedTokens != 0) {
+			t.Errorf("%s: random prompts share nothing; cached tokens %v", f, m.CachedTokens)
 		}
 	}
 }

@@ -4,7 +4,8 @@
 # trimmed llama.cpp source (make llamacpp-pack), build.sh, servelab,
 # servelab-gguf and servelab's study. It builds llama-server and
 # llama-quantize with CUDA, writes the random-weight Qwen3-8B (f16) and
-# quantises it to q8_0 and q4_K_M. Call 2 (gpu-study.sh) must follow
+# quantises it to q8_0 and q4_K_M (QUANTS, name:type pairs, says which;
+# QUANTS= none). Call 2 (gpu-study.sh) must follow
 # while the machine is still up: its work folder $W is not kept.
 set -uo pipefail
 G=$(cd "$(dirname "$0")" && pwd)
@@ -29,8 +30,6 @@ wait $build || { stamp "BUILD FAILED"; exit 1; }
 stamp "llama-server built"
 bin=$(cat "$W/bin-path")
 "$bin/llama-server" --version
-# QUANTS="" skips quantising (a call whose missing trials use the f16
-# model only).
 for q in ${QUANTS-q8_0:Q8_0 q4_k_m:Q4_K_M}; do
 	"$bin/llama-quantize" "$W/study/models/qwen3-8b-random-f16.gguf" "$W/study/models/qwen3-8b-random-${q%%:*}.gguf" "${q##*:}" "$(nproc)" >"$W/quantize-${q%%:*}.log" 2>&1 ||
 		{ tail -20 "$W/quantize-${q%%:*}.log"; stamp "QUANTIZE ${q##*:} FAILED"; exit 1; }

@@ -3,18 +3,29 @@
 # not yet (gpu-build.sh, about 6 min), then runs the study for at most
 # RUN_LIMIT seconds and checks the final command (gpu-study.sh). A second
 # call on the same warm machine skips the build and resumes the study.
+# QUANTS= skips the quantised models (about 100 s) when every missing
+# trial uses the f16 model; CALL_LIMIT (the device's limit for one
+# command, in seconds) makes RUN_LIMIT what the build leaves of it, less
+# a minute for the analysis, the final-command check and the packing.
 # BENCH=1 first runs the client's benchmarks on the idle host
 # (gpu-bench.sh); STUDY=0 stops after the build.
 set -uo pipefail
 G=$(cd "$(dirname "$0")" && pwd)
 export W=${W:-/root/servelab-work}
+export QUANTS=${QUANTS-q8_0:Q8_0 q4_k_m:Q4_K_M}
+t0=$(date +%s)
 m=$W/study/models
 if [[ ${BENCH:-0} == 1 ]]; then
 	"$G/gpu-bench.sh"
 fi
-last=$m/qwen3-8b-random-q4_k_m.gguf
-[[ -z ${QUANTS-x} ]] && last=$m/qwen3-8b-random-f16.gguf
-if [[ ! -s $W/bin-path || ! -s $last ]]; then
+last=f16
+for q in $QUANTS; do last=${q%%:*}; done
+if [[ ! -s $W/bin-path || ! -s $m/qwen3-8b-random-$last.gguf ]]; then
 	"$G/gpu-build.sh" || exit 1
 fi
-[[ ${STUDY:-1} == 0 ]] || "$G/gpu-study.sh"
+[[ ${STUDY:-1} == 0 ]] && exit 0
+if [[ -z ${RUN_LIMIT:-} && -n ${CALL_LIMIT:-} ]]; then
+	export RUN_LIMIT=$((CALL_LIMIT - ($(date +%s) - t0) - 60))
+	echo "== RUN_LIMIT $RUN_LIMIT s of CALL_LIMIT $CALL_LIMIT s"
+fi
+"$G/gpu-study.sh"
