@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"fmt"
 	"maps"
 	"math"
 	"slices"
@@ -10,8 +11,8 @@ import (
 )
 
 // Estimate is the GPU time the trials not yet recorded will take.
-// Pending trials count as planned (one launch per variant), so the figure
-// is what the whole study costs if nothing is pruned.
+// Pending trials count as planned (one launch per variant and repeat), so
+// the figure is what the whole study costs if nothing is pruned.
 type Estimate struct {
 	Trials           int     `json:"trials"`
 	Pending          int     `json:"pending"`
@@ -33,7 +34,7 @@ func estimate(s *schema.Study, trials []*Trial) Estimate {
 			continue
 		case Pending:
 			e.Pending++
-			launches["pending "+t.Step+"/"+t.Variant] = true
+			launches[fmt.Sprintf("pending %s/%s\x00repeat %d", t.Step, t.Variant, t.Repeat)] = true
 		default:
 			launches[launchKey(t)] = true
 		}
@@ -45,10 +46,13 @@ func estimate(s *schema.Study, trials []*Trial) Estimate {
 	return e
 }
 
-// launchKey identifies what one engine launch serves: the executor runs
-// every profile and repeat of a configuration against one launch.
+// launchKey identifies what one engine launch serves: the runner runs
+// every profile of a configuration against one launch, and each repeat
+// on a launch of its own (execute/runner's launchKey), so that the
+// repeats measure launch-to-launch spread too.
 func launchKey(t *Trial) string {
 	var b strings.Builder
+	fmt.Fprintf(&b, "repeat %d\x00", t.Repeat)
 	b.WriteString(t.Kind + "\x00" + t.Version + "\x00")
 	b.WriteString(strings.Join(t.Argv, "\x00"))
 	for _, k := range slices.Sorted(maps.Keys(t.Env)) {

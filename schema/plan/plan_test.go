@@ -370,3 +370,24 @@ func TestLlamaCppKVCacheType(t *testing.T) {
 		t.Errorf("kv-cache-type launches %q", got)
 	}
 }
+
+// The runner launches each repeat of a configuration on its own, so the
+// estimate counts launches per configuration and repeat: ordered.cue,
+// decided, has 4 configurations (vllm, sglang, and sglang with either
+// batch size, the final one serving the validation too).
+func TestEstimateLaunchesPerRepeat(t *testing.T) {
+	for repeats, want := range map[int]int{1: 4, 2: 8} {
+		s := load(t, "testdata/ordered.cue")
+		s.Benchmark.Repeats = repeats
+		p, err := New(s, Options{Decider: scripted{"engine": "sglang", "batch": "16k"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Estimate.Launches != want {
+			t.Errorf("repeats %d: %d launches estimated, want %d", repeats, p.Estimate.Launches, want)
+		}
+		if got := p.Estimate.LaunchSeconds; got != float64(want)*s.Estimate.Launch {
+			t.Errorf("repeats %d: launch time %v, want %d × %v", repeats, got, want, s.Estimate.Launch)
+		}
+	}
+}
