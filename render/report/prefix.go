@@ -17,9 +17,30 @@ import (
 // Only runs that recorded either are listed, so records from before
 // these figures leave the report as it was.
 func (b *builder) prefixRuns(ss *schema.Step, st decide.Step) {
+	b.prefixTable(b.stepRuns(ss, st))
+}
+
+// validationPrefix is the same table for the baseline's and the
+// optimized configuration's validation runs, profile by profile.
+func (b *builder) validationPrefix() {
+	var runs []namedTrial
+	for i, role := range []string{"validate/baseline", "validate/final"} {
+		name := []d.Text{d.M("Baseline"), d.M("Optimized")}[i]
+		for _, row := range b.a.Validation {
+			for _, t := range b.a.Plan.Trials {
+				if t.Key != "" && t.Profile == row.Profile && t.HasRole(role) {
+					runs = append(runs, namedTrial{name, t})
+				}
+			}
+		}
+	}
+	b.prefixTable(runs)
+}
+
+func (b *builder) prefixTable(runs []namedTrial) {
 	t := d.Table{Head: []d.Text{d.M("Run"), d.M("Load"), d.M("Shared prefix"), d.M("Cache hit rate"), d.M("Cached tokens")},
 		Right: []bool{false, false, true, true, true}}
-	for _, run := range b.stepRuns(ss, st) {
+	for _, run := range runs {
 		for _, r := range b.runs[run.t.Key] {
 			m := r.Metrics
 			if m.SharedPrefix == nil && m.CacheHitRate == nil {
@@ -52,8 +73,11 @@ func (b *builder) stepRuns(ss *schema.Step, st decide.Step) []namedTrial {
 			out = append(out, namedTrial{name, t})
 		}
 	}
+	// The incumbent by its name too, as in the step's objective table.
+	incumbent := d.Text(d.M("adopted so far"))
 	if st.Incumbent != nil {
-		add(d.M("adopted so far"), b.trial(st.Incumbent.Key))
+		incumbent = d.Sentences(optionName(b.s, ss, st.Incumbent.Variant), d.Paren{Text: incumbent})
+		add(incumbent, b.trial(st.Incumbent.Key))
 	}
 	for _, o := range st.Options {
 		add(optionName(b.s, ss, o.Variant), b.trial(o.Key))
@@ -62,7 +86,7 @@ func (b *builder) stepRuns(ss *schema.Step, st decide.Step) []namedTrial {
 		if t.Step == st.ID || hasPrefix(t.Also, st.ID+"/") {
 			name := b.variantName(t)
 			if t.Variant == "incumbent" {
-				name = d.M("adopted so far")
+				name = incumbent
 			}
 			add(name, t)
 		}

@@ -60,6 +60,7 @@ func (b *builder) others() {
 		b.doc.Add(c)
 	}
 	b.doc.Add(b.latencyCharts()...)
+	b.validationPrefix()
 }
 
 func (b *builder) roleTrial(role, profile string) *plan.Trial {
