@@ -13,6 +13,8 @@ var _ = register(Language{
 		"Serving command": "Команда обслуживания модели",
 		"The same configuration for deployment: %s.": "Та же конфигурация для развёртывания: %s.",
 		"Notes":                           "Примечания",
+		"The figures behind this chart":   "Числа, по которым построен график",
+		"More notes (%d)":                 "Ещё примечания (%d)",
 		"Optimization objective":          "Цель оптимизации",
 		"Experimental setup":              "Условия эксперимента",
 		"Model":                           "Модель",

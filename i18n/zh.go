@@ -13,6 +13,8 @@ var _ = register(Language{
 		"Serving command": "推理服务命令",
 		"The same configuration for deployment: %s.": "用于部署的同一配置：%s。",
 		"Notes":                           "说明",
+		"The figures behind this chart":   "图表背后的数据",
+		"More notes (%d)":                 "更多说明（%d 条）",
 		"Optimization objective":          "优化目标",
 		"Experimental setup":              "实验环境",
 		"Model":                           "模型",

@@ -182,11 +182,14 @@ type Note struct {
 
 // Details is a part of the page a reader opens on demand: raw benchmark
 // blocks and method. HTML folds it (<details>); Markdown prints it as an
-// appendix section under a level-2 heading.
+// appendix section under a level-2 heading, or in place (InText).
 type Details struct {
 	ID      string // [A-Za-z0-9_-]
 	Summary Text
 	Blocks  []Block
+	// InText keeps the blocks where they stand in Markdown, without a
+	// heading: a fold that only saves height on a web page.
+	InText bool
 }
 
 // Banner is shown at the top of every page of the report.

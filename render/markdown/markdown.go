@@ -86,7 +86,7 @@ func (w *writer) block(b d.Block) {
 func (w *writer) details(x d.Details) {
 	if w.o.ForHTML {
 		w.line("```details " + x.ID + "\n```")
-	} else {
+	} else if !x.InText {
 		w.line("## " + w.text(x.Summary))
 	}
 	for _, b := range x.Blocks {
@@ -148,7 +148,16 @@ func (w *writer) chart(c d.Chart) {
 		}
 	}
 	if !c.Tabled {
+		// A web page draws the chart (values in its tooltips, intervals as
+		// error bars), so its numbers are folded under it there; Markdown
+		// shows them, since Mermaid draws one series and no intervals.
+		if w.o.ForHTML {
+			w.line("```details chart-figures-" + c.ID + "\n```")
+		}
 		w.table(ChartTable(c))
+		if w.o.ForHTML {
+			w.line("```details-end chart-figures-" + c.ID + "\n```")
+		}
 	}
 }
 

@@ -77,16 +77,42 @@ func (b *builder) notes() {
 		return
 	}
 	b.h(2, "notes", d.M("Notes"))
-	var items []d.Text
-	for _, n := range b.s.Notes {
-		items = append(items, d.Prose(n))
+	shown, more := splitNotes(b.s.Notes)
+	if len(shown) > 0 {
+		b.doc.Add(d.List{Items: shown})
 	}
-	if len(items) > 0 {
-		b.doc.Add(d.List{Items: items})
+	if len(more) > 0 {
+		b.doc.Add(d.Details{ID: "more-notes", Summary: d.M("More notes (%d)", len(more)), Blocks: []d.Block{d.List{Items: more}}, InText: true})
 	}
 	if b.s.Footer != nil {
 		b.doc.Add(d.Para{Text: d.Prose(*b.s.Footer)})
 	}
+}
+
+// notesShown is about how much of a study's notes a page shows before
+// folding the rest (English characters, so that every language folds
+// the same notes): the first notes are the ones a reader needs with the
+// figures, later ones (how each session went) are there on demand.
+const notesShown = 1000
+
+// splitNotes keeps notes in view while they fit in notesShown, and at
+// least the first; the rest are folded when they are as long again
+// (folding a paragraph or two saves nothing worth a click).
+func splitNotes(notes []schema.Text) (shown, more []d.Text) {
+	n, rest := 0, 0
+	for i, t := range notes {
+		n += len(t.EN)
+		if i == 0 || n <= notesShown && len(more) == 0 {
+			shown = append(shown, d.Prose(t))
+		} else {
+			more = append(more, d.Prose(t))
+			rest += len(t.EN)
+		}
+	}
+	if rest <= notesShown {
+		return append(shown, more...), nil
+	}
+	return shown, more
 }
 
 // objective explains what the study optimises and how the steps are
