@@ -78,13 +78,14 @@ func TestCheckNamesTheField(t *testing.T) {
 	}
 }
 
-// Records written before provenance named the GPUs (the committed
-// results) decode, and encode to the same bytes: the store names each
-// file after the hash of its bytes, and that name must not change. A
-// record with GPUs carries them through.
+// Committed records decode and encode to the same bytes, those written
+// before provenance named the GPUs (no gpus field then) as well as
+// later ones: the store names each file after the hash of its bytes,
+// and that name must not change. A record with GPUs carries them
+// through.
 func TestProvenanceGPUsCompatible(t *testing.T) {
 	files, _ := filepath.Glob("../../results/*/*.json")
-	n := 0
+	n, older := 0, 0
 	for _, f := range files {
 		if strings.HasSuffix(f, ".samples.json") {
 			continue
@@ -98,12 +99,19 @@ func TestProvenanceGPUsCompatible(t *testing.T) {
 			continue // not a record (a sidecar of another name): the store's tests cover those
 		}
 		n++
-		if b, _ := Encode(r); string(b) != string(old) || strings.Contains(string(b), `"gpus"`) {
+		b, _ := Encode(r)
+		if string(b) != string(old) {
 			t.Errorf("%s: re-encoded to other bytes", f)
 		}
+		if strings.Contains(string(old), `"gpus"`) != (len(r.Provenance.GPUs) > 0) {
+			t.Errorf("%s: its gpus field and the decoded GPUs disagree", f)
+		}
+		if len(r.Provenance.GPUs) == 0 {
+			older++
+		}
 	}
-	if n == 0 {
-		t.Fatal("no committed record found under results/")
+	if n == 0 || older == 0 {
+		t.Fatalf("%d committed records under results/, %d of them without GPUs: the test needs both", n, older)
 	}
 	r := sample()
 	r.Provenance.GPUs = []GPU{{Index: 1, UUID: "GPU-1", Name: "NVIDIA H200", MemoryMiB: 143771, UsedMiB: 5}, {Index: -1, UUID: "MIG-2"}}
