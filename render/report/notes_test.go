@@ -4,8 +4,66 @@ import (
 	"strings"
 	"testing"
 
+	"servelab.dev/execute/decide"
+	"servelab.dev/execute/importer"
+	"servelab.dev/execute/record"
+	"servelab.dev/i18n"
 	"servelab.dev/schema"
 )
+
+// An importer's notes appear under the run they concern, in every
+// language, without English words in the translated reports.
+func TestImportNotesUnderRuns(t *testing.T) {
+	id := studies[0]
+	s, _, runs := seed(t, id)
+	var notes []record.Note
+	for _, k := range importer.NoteKeys {
+		args := make([]string, strings.Count(k, "%s"))
+		for i := range args {
+			args[i] = "7"
+		}
+		notes = append(notes, record.Note{Msg: k, Args: args})
+	}
+	withNotes := decide.Runs{}
+	for k, rs := range runs {
+		for _, r := range rs {
+			c := *r
+			c.ImportNotes = notes
+			withNotes[k] = append(withNotes[k], &c)
+		}
+	}
+	a, err := decide.Analyze(s, decide.Records{Runs: withNotes}, decide.Auto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reports := renderAll(t, s, a, withNotes)
+	gloss := append(append([]string{}, i18n.Glossary...), "servelab")
+	for _, lang := range i18n.Codes() {
+		p := i18n.MustNew(lang)
+		text := string(reports[id+"."+lang+".md"])
+		for _, n := range notes {
+			args := make([]any, len(n.Args))
+			for i, a := range n.Args {
+				args[i] = a
+			}
+			if want := p.T(n.Msg, args...); !strings.Contains(text, want) {
+				t.Errorf("%s: note missing: %q", lang, want)
+			}
+		}
+		if lang == "en" {
+			continue
+		}
+		text = fenceRE.ReplaceAllString(text, "")
+		text = codeSpanRE.ReplaceAllString(text, "")
+		text = linkRE.ReplaceAllString(text, "]")
+		for _, g := range longestFirst(gloss) {
+			text = strings.ReplaceAll(text, g, " ")
+		}
+		for _, m := range englishRE.FindAllString(text, -1) {
+			t.Errorf("%s: English words %q", lang, m)
+		}
+	}
+}
 
 // Notes stay in view while they fit; what follows is folded only when
 // it is as long again, and the first note is always shown.
