@@ -129,72 +129,88 @@ func ParseChunk(p []byte) (Chunk, error) {
 	if len(p) < 2 || p[0] != '{' || p[len(p)-1] != '}' {
 		return c, ErrMalformed
 	}
-	hasChoices := false
-	depth, usage := 0, 0 // usage: the depth inside the usage object, 0 outside
+	var sc scan
 	for i := 0; i < len(p); i++ {
 		switch p[i] {
 		case '{', '[':
-			depth++
+			sc.depth++
 		case '}', ']':
-			if depth == usage {
-				usage = 0
+			if sc.depth == sc.usage {
+				sc.usage = 0
 			}
-			depth--
+			sc.depth--
 		case '"':
 			end := stringEnd(p, i+1)
 			if end < 0 {
 				return c, ErrMalformed
 			}
-			key := p[i+1 : end]
-			i = end
 			v := skipSpace(p, end+1)
 			if v >= len(p) || p[v] != ':' {
-				continue // a value, not a key
+				i = end // a value, not a key
+				continue
 			}
 			v = skipSpace(p, v+1)
 			if v >= len(p) {
 				return c, ErrMalformed
 			}
-			switch string(key) {
-			case "error":
-				if p[v] != 'n' {
-					if c.Error = errorText(p[v:]); c.Error == "" {
-						c.Error = "(an empty error)"
-					}
-					return c, nil
-				}
-			case "content", "reasoning_content", "reasoning", "text":
-				if p[v] == '"' && v+1 < len(p) && p[v+1] != '"' {
-					c.Content = true
-				}
-			case "choices":
-				hasChoices = true
-			case "usage":
-				if p[v] == '{' {
-					c.HasUsage, usage = true, depth+1
-				} else if p[v] != 'n' {
-					c.HasUsage = true
-				}
-			case "prompt_tokens":
-				if usage > 0 {
-					c.PromptTokens, _ = intAt(p, v)
-				}
-			case "completion_tokens":
-				if usage > 0 {
-					c.CompletionTokens, _ = intAt(p, v)
-				}
-			case "cached_tokens":
-				if usage > 0 {
-					c.CachedTokens, c.HasCached = intAt(p, v)
-				}
+			if sc.field(&c, p[i+1:end], p, v) {
+				return c, nil // an error: nothing else counts
 			}
 			i = v - 1
 		}
 	}
-	if !hasChoices && !c.HasUsage {
+	if !sc.choices && !c.HasUsage {
 		return c, ErrMalformed
 	}
 	return c, nil
+}
+
+// scan is where ParseChunk is in the object: its depth, the depth
+// inside the (outermost) usage object, 0 outside, and whether a choices
+// field was seen.
+type scan struct {
+	depth, usage int
+	choices      bool
+}
+
+// field reads the value at p[v:] of the field named key into c; true
+// when it was an error, which ends the parse.
+func (sc *scan) field(c *Chunk, key, p []byte, v int) bool {
+	switch string(key) {
+	case "error":
+		if p[v] != 'n' {
+			if c.Error = errorText(p, v); c.Error == "" {
+				c.Error = "(an empty error)"
+			}
+			return true
+		}
+	case "content", "reasoning_content", "reasoning", "text":
+		if p[v] == '"' && v+1 < len(p) && p[v+1] != '"' {
+			c.Content = true
+		}
+	case "choices":
+		sc.choices = true
+	case "usage":
+		if p[v] != 'n' {
+			c.HasUsage = true
+		}
+		if p[v] == '{' && sc.usage == 0 {
+			sc.usage = sc.depth + 1
+		}
+	case "prompt_tokens":
+		if sc.usage > 0 {
+			c.PromptTokens, _ = intAt(p, v)
+		}
+	case "completion_tokens":
+		if sc.usage > 0 {
+			c.CompletionTokens, _ = intAt(p, v)
+		}
+	case "cached_tokens":
+		if sc.usage > 0 {
+			c.CachedTokens, c.HasCached = intAt(p, v)
+		}
+	}
+	return false
 }
 
 // trimEOL cuts the line ends off line (bytes.TrimRight builds a set of
@@ -233,29 +249,56 @@ func skipSpace(p []byte, i int) int {
 	return i
 }
 
-// intAt reads the non-negative integer at p[i:]; false when there is
-// none.
+// intAt reads the non-negative integer at p[i:], up to 2^40; false
+// when the value is not one (a fraction, an exponent, a sign, more
+// digits).
 func intAt(p []byte, i int) (int, bool) {
-	x, ok := 0, false
-	for ; i < len(p) && p[i] >= '0' && p[i] <= '9' && x <= 1<<40; i++ {
-		x, ok = x*10+int(p[i]-'0'), true
-	}
-	return x, ok
-}
-
-// errorText is a short readable form of an error value.
-func errorText(v []byte) string {
-	v = bytes.TrimLeft(v, " ")
-	if i := bytes.Index(v, []byte(`"message":`)); i >= 0 {
-		v = bytes.TrimLeft(v[i+10:], " ")
-	}
-	if len(v) > 0 && v[0] == '"' {
-		if end := bytes.IndexByte(v[1:], '"'); end >= 0 {
-			return string(v[1 : end+1])
+	x, j := 0, i
+	for ; j < len(p) && p[j] >= '0' && p[j] <= '9'; j++ {
+		if x = x*10 + int(p[j]-'0'); x > 1<<40 {
+			return 0, false
 		}
 	}
-	if len(v) > 120 {
-		v = v[:120]
+	if j == i || j < len(p) && !bytes.ContainsRune([]byte(",}] \t\r\n"), rune(p[j])) {
+		return 0, false
 	}
-	return string(v)
+	return x, true
+}
+
+// errorText is a short readable form of the error value at p[v:]: the
+// string, or an object's message string, else its first bytes.
+func errorText(p []byte, v int) string {
+	if p[v] == '{' {
+		depth := 0
+		for i := v; i < len(p); i++ {
+			switch p[i] {
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					i = len(p)
+				}
+			case '"':
+				end := stringEnd(p, i+1)
+				if end < 0 {
+					i = len(p)
+					break
+				}
+				key := p[i+1 : end]
+				i = end
+				w := skipSpace(p, end+1)
+				if depth == 1 && string(key) == "message" && w < len(p) && p[w] == ':' {
+					if w = skipSpace(p, w+1); w < len(p) && p[w] == '"' {
+						return errorText(p, w)
+					}
+				}
+			}
+		}
+	}
+	if p[v] == '"' {
+		if end := stringEnd(p, v+1); end >= 0 {
+			return string(p[v+1 : min(end, v+121)])
+		}
+	}
+	return string(p[v:min(len(p), v+120)])
 }

@@ -124,6 +124,10 @@ func TestParseChunkSkipsStrings(t *testing.T) {
 			Chunk{HasUsage: true, PromptTokens: 3, CompletionTokens: 4, HasCached: true, CachedTokens: 2}},
 		{`{"choices":[],"usage":{"completion_tokens":4},"prompt_tokens":5}`, Chunk{HasUsage: true, CompletionTokens: 4}},
 		{`{"error":""}`, Chunk{Error: "(an empty error)"}},
+		{`{"usage":{"usage":{},"prompt_tokens":1}}`, Chunk{HasUsage: true, PromptTokens: 1}},
+		{`{"choices":[],"usage":{"prompt_tokens":3.5,"completion_tokens":1e3}}`, Chunk{HasUsage: true}},
+		{`{"choices":[],"usage":{"prompt_tokens":20000000000000,"completion_tokens":-2}}`, Chunk{HasUsage: true}},
+		{`{"error":{"code":1,"detail":"said \"message\": \"x\"","message":"real"}}`, Chunk{Error: "real"}},
 	} {
 		got, err := ParseChunk([]byte(tc.in))
 		if err != nil || got != tc.want {
@@ -224,6 +228,8 @@ func FuzzParseChunk(f *testing.F) {
 	f.Add([]byte(`{"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":4,"prompt_tokens_details":{"cached_tokens":2}}}`))
 	f.Add([]byte(`{"error":{"message":"out of memory"}}`))
 	f.Add([]byte(`{"choices":[{"text":"a\\"}],"x":[1,{"usage":{"prompt_tokens":1}}]}`))
+	f.Add([]byte(`{"usage":{"usage":{},"prompt_tokens":1}}`))
+	f.Add([]byte(`{"choices":[],"usage":{"prompt_tokens":3.5,"completion_tokens":20000000000000}}`))
 	f.Fuzz(func(t *testing.T, p []byte) {
 		got, err := ParseChunk(p)
 		var v map[string]any
