@@ -2,9 +2,12 @@ package bench
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"runtime"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"servelab.dev/execute/engine"
 	"servelab.dev/execute/host"
@@ -15,9 +18,9 @@ import (
 // servelab-sim binary at sim with one-millisecond steps and no other
 // delay (so the client is the only bottleneck), runs load.Calibrate up
 // to maxRate requests a second with the client on procs cores
-// (GOMAXPROCS, restored after; with one core on a host of two or more,
-// the client is pinned to CPU 0 and the simulator to CPU 1), and stops
-// the simulator.
+// (GOMAXPROCS, restored after; with one core, the client and the
+// simulator are pinned to the first two CPUs this process may use, and
+// Calibration.Pinned says how), and stops the simulator.
 func Calibrate(ctx context.Context, sim string, maxRate float64, procs int) (load.Calibration, error) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 	url, pid, stop, err := startZeroSim(ctx, sim)
@@ -25,15 +28,36 @@ func Calibrate(ctx context.Context, sim string, maxRate float64, procs int) (loa
 		return load.Calibration{}, err
 	}
 	defer stop()
-	if procs == 1 && runtime.NumCPU() >= 2 {
-		// The goals are per core: the client alone on CPU 0, the
-		// simulator on CPU 1, so neither takes the other's time.
-		if restore, err := host.Pin(os.Getpid(), 0); err == nil {
-			defer restore()
-			host.Pin(pid, 1)
+	pinned := ""
+	if procs == 1 {
+		// The goals are per core: the client alone on one CPU, the
+		// simulator on another, so neither takes the other's time. The
+		// first two CPUs this process may use (a cpuset may exclude 0).
+		var set unix.CPUSet
+		cpus := []int{}
+		if unix.SchedGetaffinity(0, &set) == nil {
+			for c := 0; c < 1024 && len(cpus) < 2; c++ {
+				if set.IsSet(c) {
+					cpus = append(cpus, c)
+				}
+			}
+		}
+		pinned = "not pinned: fewer than two CPUs"
+		if len(cpus) == 2 {
+			restore, err := host.Pin(os.Getpid(), cpus[0])
+			if err == nil {
+				defer restore()
+				_, err = host.Pin(pid, cpus[1])
+			}
+			pinned = fmt.Sprintf("client on CPU %d, simulator on CPU %d", cpus[0], cpus[1])
+			if err != nil {
+				pinned = "not pinned: " + err.Error()
+			}
 		}
 	}
-	return load.Calibrate(ctx, url, "calibrate", maxRate)
+	c, err := load.Calibrate(ctx, url, "calibrate", maxRate)
+	c.Pinned = pinned
+	return c, err
 }
 
 func startZeroSim(ctx context.Context, path string) (string, int, func(), error) {

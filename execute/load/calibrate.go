@@ -25,9 +25,16 @@ type Calibration struct {
 	// MaxRate is the highest request rate tried whose schedule lag p99
 	// stayed under 1 ms with no failure (in one of three runs at most);
 	// LagP99 is that p99 in ms. When even the lowest rate missed, MaxRate
-	// is 0 and LagP99 that rate's best p99 (0 when its requests failed).
+	// is 0 and LagP99 that rate's best p99 (0 when its requests failed:
+	// LowestFailed).
 	MaxRate float64 `json:"maxRate"`
 	LagP99  float64 `json:"lagP99Ms"`
+	// LowestFailed says the lowest rate's requests failed in every run,
+	// so it has no lag to give.
+	LowestFailed bool `json:"lowestRateFailed,omitempty"`
+	// Pinned says where the client and the simulator ran, when the
+	// caller pinned them.
+	Pinned string `json:"pinned,omitempty"`
 }
 
 // CalibrationTiming is the servelab-sim timing Calibrate expects: one
@@ -85,8 +92,11 @@ func calibrate(ctx context.Context, url, model string, maxRate float64, reader s
 			return c, err
 		}
 		if p99 >= 1 {
-			if i == 0 && !math.IsInf(p99, 0) {
-				c.LagP99 = p99 // the lowest rate's, to say by how much it missed
+			if i == 0 {
+				c.LowestFailed = math.IsInf(p99, 0)
+				if !c.LowestFailed {
+					c.LagP99 = p99 // the lowest rate's, to say by how much it missed
+				}
 			}
 			break
 		}

@@ -119,9 +119,11 @@ func chartsOf(doc *d.Doc, p *i18n.Printer) map[string]string {
 			switch b := b.(type) {
 			case d.Chart:
 				out["chart "+b.ID] = figure(b, p)
-				id := "chart-figures-" + b.ID
-				out["details "+id] = fmt.Sprintf("<details class=\"chart-figures\" id=\"%s\"><summary>%s</summary>\n", id, gohtml.EscapeString(p.T("The figures behind this chart")))
-				out["details-end "+id] = "</details>\n"
+				if !b.Tabled { // the markdown writer folds the table it adds
+					id := "chart-figures-" + b.ID
+					out["details "+id] = fmt.Sprintf("<details class=\"chart-figures\" id=\"%s\"><summary>%s</summary>\n", gohtml.EscapeString(id), gohtml.EscapeString(p.T("The figures behind this chart")))
+					out["details-end "+id] = "</details>\n"
+				}
 			case d.Details:
 				out["details "+b.ID] = fmt.Sprintf("<details id=\"%s\"><summary>%s</summary>\n", gohtml.EscapeString(b.ID), gohtml.EscapeString(d.String(b.Summary, p)))
 				out["details-end "+b.ID] = "</details>\n"

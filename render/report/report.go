@@ -90,8 +90,8 @@ func (b *builder) notes() {
 }
 
 // notesShown is about how much of a study's notes a page shows before
-// folding the rest (English characters, so that every language folds
-// the same notes): the first notes are the ones a reader needs with the
+// folding the rest (bytes of the English text, so that every language
+// folds the same notes): the first notes are the ones a reader needs with the
 // figures, later ones (how each session went) are there on demand.
 const notesShown = 1000
 
