@@ -1,7 +1,6 @@
 package load
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -91,25 +90,11 @@ func TestReadersAgree(t *testing.T) {
 // request once, at once: a new connection lost is not retried (only a
 // kept-alive one is), even with no timeout set.
 func TestEpollServerClosesAtOnce(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
 	var accepted atomic.Int32
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			accepted.Add(1)
-			c.Close()
-		}
-	}()
+	url := rawServer(t, func(c net.Conn, _ int32) { accepted.Add(1); c.Close() })
 	done := make(chan []record.Sample)
 	go func() {
-		s, _ := Run(context.Background(), Target{URL: "http://" + l.Addr().String(), Model: "m", API: "completions"},
+		s, _ := Run(context.Background(), Target{URL: url, Model: "m", API: "completions"},
 			Load{Kind: "concurrency", Concurrency: 1, Requests: 3, reader: ReaderEpoll}, prompts(1, 1, 1))
 		done <- s
 	}()
@@ -133,31 +118,15 @@ func TestEpollServerClosesAtOnce(t *testing.T) {
 // with its FIN, is read to its end by both readers: the FIN raises no
 // event of its own after the data it came with.
 func TestResponseToClose(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				req, err := http.ReadRequest(bufio.NewReader(c))
-				if err != nil {
-					return
-				}
-				io.Copy(io.Discard, req.Body)
-				io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"+
-					"data: {\"choices\":[{\"text\":\"a\"}]}\n\ndata: {\"choices\":[],\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":1}}\n\n")
-			}()
+	url := rawServer(t, func(c net.Conn, _ int32) {
+		defer c.Close()
+		if readRequest(c) {
+			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"+
+				"data: {\"choices\":[{\"text\":\"a\"}]}\n\ndata: {\"choices\":[],\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":1}}\n\n")
 		}
-	}()
+	})
 	for _, reader := range readers {
-		s, err := Run(context.Background(), Target{URL: "http://" + l.Addr().String(), Model: "m", API: "completions"},
+		s, err := Run(context.Background(), Target{URL: url, Model: "m", API: "completions"},
 			Load{Kind: "concurrency", Concurrency: 2, Requests: 6, Timeout: 5 * time.Second, reader: reader}, prompts(1, 1, 1))
 		if err != nil {
 			t.Fatal(err)
@@ -173,35 +142,20 @@ func TestResponseToClose(t *testing.T) {
 // then never reads it again: the client must see the FIN and not send
 // the next request there, where it would wait for ever.
 func TestFinWithLastChunk(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
 	stop := make(chan struct{})
 	defer close(stop)
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				req, err := http.ReadRequest(bufio.NewReader(c))
-				if err != nil {
-					return
-				}
-				io.Copy(io.Discard, req.Body)
-				body := "data: {\"choices\":[{\"text\":\"a\"}]}\n\ndata: {\"choices\":[],\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":1}}\n\ndata: [DONE]\n\n"
-				fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n0\r\n\r\n", len(body), body)
-				c.(*net.TCPConn).CloseWrite()
-				<-stop // holds the connection, reads nothing more
-			}()
+	url := rawServer(t, func(c net.Conn, _ int32) {
+		defer c.Close()
+		if !readRequest(c) {
+			return
 		}
-	}()
+		body := "data: {\"choices\":[{\"text\":\"a\"}]}\n\ndata: {\"choices\":[],\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":1}}\n\ndata: [DONE]\n\n"
+		fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n0\r\n\r\n", len(body), body)
+		c.(*net.TCPConn).CloseWrite()
+		<-stop // holds the connection, reads nothing more
+	})
 	for _, reader := range readers {
-		s, err := Run(context.Background(), Target{URL: "http://" + l.Addr().String(), Model: "m", API: "completions"},
+		s, err := Run(context.Background(), Target{URL: url, Model: "m", API: "completions"},
 			Load{Kind: "concurrency", Concurrency: 1, Requests: 8, Timeout: 3 * time.Second, reader: reader}, prompts(1, 1, 1))
 		if err != nil {
 			t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -23,25 +24,11 @@ func TestIdleConnectionClosedBeforeResponse(t *testing.T) {
 }
 
 func idleClosedBeforeResponse(t *testing.T, reader string) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	var conns, dropped atomic.Int32
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			n := conns.Add(1)
-			go serveThenDrop(c, n == 1, &dropped)
-		}
-	}()
+	var dropped atomic.Int32
+	url := rawServer(t, func(c net.Conn, n int32) { serveThenDrop(c, n == 1, &dropped) })
 	prompts := []Prompt{{TokenIDs: []int{1, 2, 3}, MaxTokens: 2, InputTokens: 3}}
 	lo := Load{Kind: "concurrency", Concurrency: 1, Requests: 3, Timeout: 10 * time.Second, reader: reader}
-	samples, err := Run(context.Background(), Target{URL: "http://" + l.Addr().String(), Model: "m", API: "completions"}, lo, prompts)
+	samples, err := Run(context.Background(), Target{URL: url, Model: "m", API: "completions"}, lo, prompts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,6 +40,39 @@ func idleClosedBeforeResponse(t *testing.T, reader string) {
 	if dropped.Load() != 1 {
 		t.Fatalf("the server dropped %d requests, want 1 (the test did not exercise the race)", dropped.Load())
 	}
+}
+
+// rawServer accepts connections on loopback until the test ends and
+// hands each to serve on its own goroutine, with its ordinal (1 for the
+// first); it returns the server's URL.
+func rawServer(t *testing.T, serve func(c net.Conn, n int32)) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	var conns atomic.Int32
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go serve(c, conns.Add(1))
+		}
+	}()
+	return "http://" + l.Addr().String()
+}
+
+// readRequest reads one request from c and its body; false when there
+// is none.
+func readRequest(c net.Conn) bool {
+	req, err := http.ReadRequest(bufio.NewReader(c))
+	if err != nil {
+		return false
+	}
+	io.Copy(io.Discard, req.Body)
+	return true
 }
 
 // serveThenDrop answers requests on c; on the first connection it
