@@ -49,6 +49,9 @@ const (
 	CalibrationStreams = CalibrationRate * CalibrationTokens / 1000
 )
 
+// calibrationPrompt is what each of Calibrate's long streams asks for.
+var calibrationPrompt = Prompt{TokenIDs: []int{100, 200, 300, 400}, MaxTokens: CalibrationTokens}
+
 // Calibrate measures the client against the simulator at url serving
 // model: CPU per chunk over two seconds at CalibrationRate (after one
 // such run to warm up), the host's floor for it (ReadFloor), then
@@ -61,7 +64,7 @@ func Calibrate(ctx context.Context, url, model string, maxRate float64) (Calibra
 func calibrate(ctx context.Context, url, model string, maxRate float64, reader string) (Calibration, error) {
 	var c Calibration
 	t := Target{URL: url, Model: model, API: "completions"}
-	long := []Prompt{{TokenIDs: []int{100, 200, 300, 400}, MaxTokens: CalibrationTokens}}
+	long := []Prompt{calibrationPrompt}
 	l := Load{Kind: "constant", Rate: CalibrationRate, Requests: 2 * CalibrationRate, Warmup: CalibrationStreams,
 		IgnoreEOS: true, reader: reader}
 	s, err := Run(ctx, t, l, long)

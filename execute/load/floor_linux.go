@@ -27,9 +27,10 @@ func ReadFloor(ctx context.Context, base, model string, d time.Duration) (float6
 	if err != nil || u.Scheme != "http" {
 		return 0, 0, fmt.Errorf("read floor: %s is not a plain http URL", base)
 	}
-	body := appendJSONString([]byte(`{"model":`), model)
-	body = fmt.Appendf(body, `,"stream":true,"max_tokens":%d,"ignore_eos":true,"prompt":[1,2,3,4],"stream_options":{"include_usage":true}}`, CalibrationTokens)
-	req := fmt.Appendf(nil, "POST /v1/completions HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", u.Host, len(body), body)
+	// The request the client itself would send for Calibrate's prompt.
+	c := client{t: Target{Model: model, API: "completions"}, l: Load{IgnoreEOS: true}}
+	body := c.body(calibrationPrompt)
+	req := (&epollTransport{host: u.Host, uri: "/v1/completions"}).request(body, 1)
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	f := floor{req: req}
