@@ -7,8 +7,6 @@ import (
 	"runtime"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"servelab.dev/execute/engine"
 	"servelab.dev/execute/host"
 	"servelab.dev/execute/load"
@@ -31,28 +29,12 @@ func Calibrate(ctx context.Context, sim string, maxRate float64, procs int) (loa
 	pinned := ""
 	if procs == 1 {
 		// The goals are per core: the client alone on one CPU, the
-		// simulator on another, so neither takes the other's time. The
-		// first two CPUs this process may use (a cpuset may exclude 0).
-		var set unix.CPUSet
-		cpus := []int{}
-		if unix.SchedGetaffinity(0, &set) == nil {
-			for c := 0; c < 1024 && len(cpus) < 2; c++ {
-				if set.IsSet(c) {
-					cpus = append(cpus, c)
-				}
-			}
-		}
-		pinned = "not pinned: fewer than two CPUs"
-		if len(cpus) == 2 {
-			restore, err := host.Pin(os.Getpid(), cpus[0])
-			if err == nil {
-				defer restore()
-				_, err = host.Pin(pid, cpus[1])
-			}
-			pinned = fmt.Sprintf("client on CPU %d, simulator on CPU %d", cpus[0], cpus[1])
-			if err != nil {
-				pinned = "not pinned: " + err.Error()
-			}
+		// simulator on another, so neither takes the other's time.
+		cpus, restore, err := host.PinApart(os.Getpid(), pid)
+		defer restore()
+		pinned = fmt.Sprintf("client on CPU %d, simulator on CPU %d", cpus[0], cpus[1])
+		if err != nil {
+			pinned = "not pinned: " + err.Error()
 		}
 	}
 	c, err := load.Calibrate(ctx, url, "calibrate", maxRate)

@@ -8,3 +8,8 @@ import "errors"
 func Pin(pid, cpu int) (restore func(), err error) {
 	return func() {}, errors.New("pinning to a CPU needs Linux")
 }
+
+// PinApart needs Linux.
+func PinApart(a, b int) (cpus [2]int, restore func(), err error) {
+	return cpus, func() {}, errors.New("pinning to a CPU needs Linux")
+}

@@ -89,21 +89,17 @@ func BenchmarkScheduleLag500(b *testing.B) {
 // from a servelab-sim stepping every millisecond (50,000 chunks/s when
 // it keeps up), and the highest constant rate whose schedule lag p99
 // stays under 1 ms. The simulator is its own process; with two or more
-// CPUs this process is pinned to CPU 0 and the simulator to CPU 1 (run
-// with -cpu 1 for GOMAXPROCS=1). "before" is the net/http reader (a
+// CPUs this process and the simulator are pinned apart, to the first two
+// CPUs it may use, as calibrate pins them (run with -cpu 1 for
+// GOMAXPROCS=1). "before" is the net/http reader (a
 // goroutine per stream, the fallback for HTTPS and other systems),
 // "after" the epoll reader, the default: three rounds of both,
 // interleaved so that a shared host's load falls on both alike, and the
 // medians reported. BENCH_ROUNDS changes the number of rounds.
 func BenchmarkClient(b *testing.B) {
 	url := startSim(b, []string{"SERVELAB_SIM_TIMING=" + CalibrationTiming}, "vllm", "serve", "m/m", "--max-num-seqs", "4096")
-	if runtime.NumCPU() >= 2 {
-		if _, err := host.Pin(os.Getpid(), 0); err != nil {
-			b.Logf("not pinned: %v", err)
-		}
-		if _, err := host.Pin(simPID(b, url), 1); err != nil {
-			b.Logf("simulator not pinned: %v", err)
-		}
+	if _, _, err := host.PinApart(os.Getpid(), simPID(b, url)); err != nil {
+		b.Logf("not pinned: %v", err)
 	}
 	rounds := 3
 	if n, err := strconv.Atoi(os.Getenv("BENCH_ROUNDS")); err == nil && n > 0 {
