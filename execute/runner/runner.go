@@ -360,7 +360,7 @@ func (r *runner) followUps(key string) ([]*plan.Trial, error) {
 	}
 	var out []*plan.Trial
 	for _, t := range r.todo(p, false) {
-		if launchKey(t) == key {
+		if plan.LaunchKey(t) == key {
 			out = append(out, t)
 		}
 	}
@@ -371,15 +371,8 @@ func (r *runner) followUps(key string) ([]*plan.Trial, error) {
 // job): its launch key hashed, so that it stays the same whichever of
 // its trials are left to run.
 func GroupKey(t *plan.Trial) string {
-	sum := sha256.Sum256([]byte(launchKey(t)))
+	sum := sha256.Sum256([]byte(plan.LaunchKey(t)))
 	return hex.EncodeToString(sum[:8])
-}
-
-// launchKey names one launch: a configuration and a repeat. Each repeat
-// gets its own launch, so launch-to-launch spread is part of what the
-// repeats measure.
-func launchKey(t *plan.Trial) string {
-	return fmt.Sprintf("%s\x00%s\x00%s\x00%v\x00repeat %d", t.Kind, t.Version, strings.Join(t.Argv, "\x00"), t.Env, t.Repeat)
 }
 
 // groups collects trials by engine configuration, in plan order: one
@@ -391,7 +384,7 @@ func groups(ts []*plan.Trial) [][]*plan.Trial {
 	var order []string
 	by := map[string][]*plan.Trial{}
 	for _, t := range ts {
-		k := launchKey(t)
+		k := plan.LaunchKey(t)
 		if _, ok := by[k]; !ok {
 			order = append(order, k)
 		}

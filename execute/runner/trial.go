@@ -99,7 +99,7 @@ func (r *runner) group(ctx context.Context, g []*plan.Trial, gpus []string, used
 				return err
 			}
 		}
-		if g, err = r.followUps(launchKey(t0)); err != nil {
+		if g, err = r.followUps(plan.LaunchKey(t0)); err != nil {
 			return err
 		}
 	}

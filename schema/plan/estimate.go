@@ -2,9 +2,7 @@ package plan
 
 import (
 	"fmt"
-	"maps"
 	"math"
-	"slices"
 	"strings"
 
 	"servelab.dev/schema"
@@ -36,7 +34,7 @@ func estimate(s *schema.Study, trials []*Trial) Estimate {
 			e.Pending++
 			launches[fmt.Sprintf("pending %s/%s\x00repeat %d", t.Step, t.Variant, t.Repeat)] = true
 		default:
-			launches[launchKey(t)] = true
+			launches[LaunchKey(t)] = true
 		}
 		e.BenchmarkSeconds += t.Seconds
 	}
@@ -46,19 +44,13 @@ func estimate(s *schema.Study, trials []*Trial) Estimate {
 	return e
 }
 
-// launchKey identifies what one engine launch serves: the runner runs
-// every profile of a configuration against one launch, and each repeat
-// on a launch of its own (execute/runner's launchKey), so that the
-// repeats measure launch-to-launch spread too.
-func launchKey(t *Trial) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "repeat %d\x00", t.Repeat)
-	b.WriteString(t.Kind + "\x00" + t.Version + "\x00")
-	b.WriteString(strings.Join(t.Argv, "\x00"))
-	for _, k := range slices.Sorted(maps.Keys(t.Env)) {
-		b.WriteString("\x00" + k + "=" + t.Env[k])
-	}
-	return b.String()
+// LaunchKey names one engine launch: a configuration (engine, version,
+// command line, environment) and a repeat. The runner launches once per
+// key and runs every profile of the configuration against it; each
+// repeat gets its own launch, so that launch-to-launch spread is part
+// of what the repeats measure. The estimate counts launches by it.
+func LaunchKey(t *Trial) string {
+	return fmt.Sprintf("%s\x00%s\x00%s\x00%v\x00repeat %d", t.Kind, t.Version, strings.Join(t.Argv, "\x00"), t.Env, t.Repeat)
 }
 
 // profileSeconds is the expected length of one run of profile p: warm-up
