@@ -21,6 +21,9 @@ import (
 var simBin string
 
 func TestMain(m *testing.M) {
+	if os.Getenv(wakeProbeEnv) != "" {
+		os.Exit(wakeProbe())
+	}
 	dir, err := os.MkdirTemp("", "servelab-sim-")
 	if err != nil {
 		panic(err)

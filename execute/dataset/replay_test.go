@@ -41,18 +41,29 @@ func answer(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprint(w, "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":9,\"completion_tokens\":1,\"prompt_tokens_details\":{\"cached_tokens\":4}}}\n\ndata: [DONE]\n\n")
 }
 
-// replay runs the sample trace at scale against a server that answers
-// at once, and returns the measured requests' schedule lags in ms,
-// sorted, after checking that each was intended at its row's time.
-func replay(t testing.TB, url string, scale float64) []float64 {
+// replay runs the sample trace laps times end to end, at scale, against
+// a server that answers at once, and returns the measured requests'
+// schedule lags in ms, sorted, after checking that each was intended at
+// its row's time.
+func replay(t testing.TB, url string, scale float64, laps int) []float64 {
 	f, err := os.Open(traceSample)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, err := ParseTrace(f, traceSample, 512)
+	lap, err := ParseTrace(f, traceSample, 512)
 	f.Close()
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The next lap starts one mean gap after the last row.
+	span := lap[len(lap)-1].Timestamp - lap[0].Timestamp
+	period := span + span/float64(len(lap)-1)
+	var rows []TraceRow
+	for k := range laps {
+		for _, r := range lap {
+			r.Timestamp += float64(k) * period
+			rows = append(rows, r)
+		}
 	}
 	const warm = 4
 	offs := TraceOffsets(rows[warm:], scale)
@@ -81,67 +92,59 @@ func replay(t testing.TB, url string, scale float64) []float64 {
 
 func p99(sorted []float64) float64 { return sorted[len(sorted)*99/100] }
 
+// over is the fraction of sorted values above x.
+func over(sorted []float64, x float64) float64 {
+	i, _ := slices.BinarySearch(sorted, x)
+	for i < len(sorted) && sorted[i] <= x {
+		i++
+	}
+	return float64(len(sorted)-i) / float64(len(sorted))
+}
+
 // A replayed trace is sent at the trace's times, scaled: every request
 // is intended at its row's scaled time, and p99 of the lag from there to
-// the request on the wire is under 1 ms. A late wake-up is a fact of the
-// host, not of the client, when other processes wanted the CPU at the
-// same time. So make test runs this test alone, after every other
-// package (SERVELAB_TIMING_ALONE=1; go test ./... would run it beside
-// them on two cores), and an attempt during which the kernel saw tasks
-// waiting for a CPU (/proc/pressure/cpu) for more than 3 % of it is
-// starved: the test's own client and server come to about 1.7 % on an
-// idle host, two busy loops beside them to 4–5 %. Up to five attempts,
-// 3 s apart (a shared VM has stretches when a few wake-ups come late): the first
-// within 1 ms passes; five misses fail unless every one was starved,
-// when the test is skipped with the figures.
+// the request on the wire is under 1 ms. The sample trace runs six times
+// end to end at a twentieth of its time (636 measured requests in 4.4 s,
+// down to 50 µs apart), so that p99 is a percentile and not the second
+// latest request.
+//
+// A request cannot leave before its process wakes, and a shared VM now
+// and then wakes a process milliseconds late (the hypervisor took the
+// vCPU; another task held the core). So a second process, idle but for
+// a timer, measures during each attempt how often the host itself woke
+// it more than 1 ms late (hostWake). An attempt in which the host did so
+// for more than a quarter of the 1 % that p99 allows is not the
+// client's to answer for. Up to five attempts, 2 s apart: the first
+// within 1 ms passes; a miss on a quiet host fails; misses on a host
+// that was late in every attempt skip the test, with the figures
+// (BenchmarkTraceReplay measures the lag on a quiet host). make test
+// runs it alone, after every other package (SERVELAB_TIMING_ALONE=1),
+// so that the suite is not the noise.
 func TestTraceReplayKeepsArrivals(t *testing.T) {
 	if os.Getenv("SERVELAB_TIMING_ALONE") != "1" {
 		t.Skip("a timing test: make test runs it alone, after the other packages (SERVELAB_TIMING_ALONE=1)")
 	}
 	url := streamServer(t, nil)
 	var seen []string
-	allStarved := true
 	for attempt := 1; attempt <= 5; attempt++ {
 		if attempt > 1 {
-			// A shared VM's late wake-ups come in stretches (four misses in
-			// a row in one clean-clone run, then 0.9 ms): spread the
-			// attempts so that one noisy stretch does not take them all.
-			time.Sleep(3 * time.Second)
+			time.Sleep(2 * time.Second) // a shared VM's late stretches pass
 		}
-		before, psi := cpuStall()
-		began := time.Now()
-		lags := replay(t, url, 0.1) // 160 rows over 22 s: about 2.2 s
-		after, _ := cpuStall()
-		stalled := after - before
-		starved := psi && stalled > time.Since(began)*3/100
-		got := p99(lags)
-		t.Logf("attempt %d: schedule lag p50 %.3f ms, p99 %.3f ms over %d requests; CPU contention %v", attempt, lags[len(lags)/2], got, len(lags), stalled.Round(time.Millisecond))
+		probe := hostWake(t)
+		lags := replay(t, url, 0.05, 4)
+		host := probe()
+		got, late := p99(lags), over(host, 1)
+		t.Logf("attempt %d: schedule lag p50 %.3f ms, p99 %.3f ms over %d requests; the host woke an idle process more than 1 ms late %.2f %% of %d times (p99 %.3f ms)",
+			attempt, lags[len(lags)/2], got, len(lags), 100*late, len(host), p99(host))
 		if got <= 1 {
 			return
 		}
-		allStarved = allStarved && starved
-		seen = append(seen, fmt.Sprintf("%.3f ms (contention %v)", got, stalled.Round(time.Millisecond)))
+		if late <= 0.0025 {
+			t.Fatalf("p99 schedule lag %.3f ms on a host that woke an idle process late %.2f %% of the time: the client is late by itself", got, 100*late)
+		}
+		seen = append(seen, fmt.Sprintf("%.3f ms (host late %.2f %%)", got, 100*late))
 	}
-	if allStarved {
-		t.Skipf("every attempt starved of the CPU, p99 lag %s: not judged here (BenchmarkTraceReplay measures it on a quiet host)", strings.Join(seen, ", "))
-	}
-	t.Errorf("p99 schedule lag above 1 ms in all five attempts, not all of them starved: %s", strings.Join(seen, ", "))
-}
-
-// cpuStall is the time, since boot, during which some task waited for a
-// CPU (Linux's pressure stall information); ok is false without it.
-func cpuStall() (d time.Duration, ok bool) {
-	b, err := os.ReadFile("/proc/pressure/cpu")
-	if err != nil {
-		return 0, false
-	}
-	line, _, _ := strings.Cut(string(b), "\n")
-	_, total, found := strings.Cut(line, "total=")
-	var us int64
-	if _, err := fmt.Sscan(total, &us); !found || err != nil {
-		return 0, false
-	}
-	return time.Duration(us) * time.Microsecond, true
+	t.Skipf("p99 lag above 1 ms in five attempts, each while the host itself woke processes late: %s; not judged here", strings.Join(seen, ", "))
 }
 
 // BenchmarkTraceReplay reports the schedule lag of a trace replay (the
@@ -151,7 +154,7 @@ func BenchmarkTraceReplay(b *testing.B) {
 	defer srv.Close()
 	var all []float64
 	for range b.N {
-		all = append(all, replay(b, srv.URL, 0.1)...)
+		all = append(all, replay(b, srv.URL, 0.1, 1)...)
 	}
 	sort.Float64s(all)
 	b.ReportMetric(all[len(all)/2], "lag-p50-ms")

@@ -1,0 +1,81 @@
+package dataset
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// wakeProbeEnv makes the test binary a wake-up probe (see wakeProbe).
+const wakeProbeEnv = "SERVELAB_WAKE_PROBE"
+
+// wakeProbe sleeps to an absolute deadline every millisecond until its standard
+// input closes, then prints how late each wake-up came, in µs, one a
+// line. It is another process, idle but for its timer, and it sleeps in
+// clock_nanosleep rather than on a Go timer (an idle Go runtime rounds
+// its sleeps up to whole milliseconds), so its lateness is the host's:
+// a vCPU the hypervisor took away, another task on the core, a kernel
+// that woke it late. A pause inside the client's process does not reach
+// it.
+func wakeProbe() int {
+	var done atomic.Bool
+	go func() { io.Copy(io.Discard, os.Stdin); done.Store(true) }()
+	const every = int64(time.Millisecond)
+	var now unix.Timespec
+	unix.ClockGettime(unix.CLOCK_MONOTONIC, &now)
+	next := now.Nano()
+	var late []int64
+	for !done.Load() {
+		next += every
+		ts := unix.NsecToTimespec(next)
+		for unix.ClockNanosleep(unix.CLOCK_MONOTONIC, unix.TIMER_ABSTIME, &ts, nil) == unix.EINTR {
+		}
+		unix.ClockGettime(unix.CLOCK_MONOTONIC, &now)
+		late = append(late, (now.Nano()-next)/1000)
+	}
+	w := bufio.NewWriter(os.Stdout)
+	for _, l := range late {
+		fmt.Fprintln(w, l)
+	}
+	w.Flush()
+	return 0
+}
+
+// hostWake runs wakeProbe in a process of its own; stop ends it and
+// returns its lateness in ms, sorted.
+func hostWake(t testing.TB) (stop func() []float64) {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), wakeProbeEnv+"=1")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return func() []float64 {
+		in.Close()
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("wake-up probe: %v", err)
+		}
+		var ms []float64
+		for _, f := range strings.Fields(out.String()) {
+			var us float64
+			fmt.Sscan(f, &us)
+			ms = append(ms, us/1000)
+		}
+		sort.Float64s(ms)
+		return ms
+	}
+}
