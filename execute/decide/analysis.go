@@ -96,8 +96,11 @@ type ValidationRow struct {
 	Invalid string `json:"invalid,omitempty"`
 	// Latency is mean request latency, also when the objective is not.
 	Latency *ValidationRow `json:"latency,omitempty"`
-	TTFT    *ValidationRow `json:"ttft,omitempty"`
-	TPOT    *ValidationRow `json:"tpot,omitempty"`
+	// Throughput is output token throughput, also when the objective is
+	// not: the report's load sweep plots latency against it.
+	Throughput *ValidationRow `json:"throughput,omitempty"`
+	TTFT       *ValidationRow `json:"ttft,omitempty"`
+	TPOT       *ValidationRow `json:"tpot,omitempty"`
 }
 
 // Missing is a planned trial without a record.

@@ -22,6 +22,9 @@ func (a *Analysis) validation(s *schema.Study, p *plan.Plan, d *decider) {
 		if s.Objective.Metric != "latency.mean" {
 			row.Latency = d.row("latency.mean", prof, base, fin)
 		}
+		if s.Objective.Metric != "output_throughput" {
+			row.Throughput = d.row("output_throughput", prof, base, fin)
+		}
 		row.TTFT = d.row("ttft.mean", prof, base, fin)
 		row.TPOT = d.row("tpot.mean", prof, base, fin)
 		a.Validation = append(a.Validation, *row)

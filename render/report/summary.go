@@ -5,7 +5,6 @@ import (
 
 	"servelab.dev/execute/decide"
 	d "servelab.dev/render/document"
-	"servelab.dev/schema/plan"
 )
 
 // summary is the seeds' "Summary of optimization options": each step's
@@ -63,18 +62,6 @@ func (b *builder) others() {
 	b.validationPrefix()
 }
 
-func (b *builder) roleTrial(role, profile string) *plan.Trial {
-	for _, t := range b.a.Plan.Trials {
-		if t.Profile != profile || t.Key == "" {
-			continue
-		}
-		if t.HasRole(role) {
-			return t
-		}
-	}
-	return nil
-}
-
 // sweepChart is the load sweep: mean latency against output token
 // throughput, one line for the baseline and one for the optimized
 // configuration, a point per validation profile.
@@ -86,8 +73,7 @@ func (b *builder) sweepChart() (d.Chart, bool) {
 	for _, row := range b.a.Validation {
 		c.Categories = append(c.Categories, ProfileTitle(b.s, row.Profile))
 		for i, x := range []*d.Series{&base, &fin} {
-			role := []string{"validate/baseline", "validate/final"}[i]
-			thr, lat := b.sweepPoint(row, role, i == 0)
+			thr, lat := b.sweepPoint(row, i == 0)
 			x.X, x.Values = append(x.X, thr), append(x.Values, lat)
 			if !math.IsNaN(thr) && !math.IsNaN(lat) {
 				points++
@@ -99,8 +85,8 @@ func (b *builder) sweepChart() (d.Chart, bool) {
 }
 
 // sweepPoint is a validation run's output throughput (tok/s) and mean
-// latency (s): from the analysis where it has them, else the records.
-func (b *builder) sweepPoint(row decide.ValidationRow, role string, base bool) (thr, lat float64) {
+// latency (s), as the analysis has them over all its repeats.
+func (b *builder) sweepPoint(row decide.ValidationRow, base bool) (thr, lat float64) {
 	thr, lat = math.NaN(), math.NaN()
 	switch {
 	case row.Metric == "latency.mean":
@@ -108,19 +94,11 @@ func (b *builder) sweepPoint(row decide.ValidationRow, role string, base bool) (
 	case row.Latency != nil:
 		lat = meanOf(valOf(row.Latency, base)) / 1000
 	}
-	if row.Metric == "output_throughput" {
-		return meanOf(valOf(&row, base)), lat
-	}
-	t := b.roleTrial(role, row.Profile)
-	var sum float64
-	n := 0
-	for _, r := range b.trialRuns(t) {
-		if r.Metrics.OutputThroughput != nil {
-			sum, n = sum+*r.Metrics.OutputThroughput, n+1
-		}
-	}
-	if n > 0 {
-		thr = sum / float64(n)
+	switch {
+	case row.Metric == "output_throughput":
+		thr = meanOf(valOf(&row, base))
+	case row.Throughput != nil:
+		thr = meanOf(valOf(row.Throughput, base))
 	}
 	return thr, lat
 }

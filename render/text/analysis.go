@@ -221,7 +221,7 @@ func writeValidation(w io.Writer, metric string, a *decide.Analysis) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  PROFILE\tMETRIC\tBASELINE\tFINAL\tRATIO")
 	for _, row := range a.Validation {
-		for _, r := range []*decide.ValidationRow{&row, row.Latency, row.TTFT, row.TPOT} {
+		for _, r := range []*decide.ValidationRow{&row, row.Latency, row.Throughput, row.TTFT, row.TPOT} {
 			if r == nil {
 				continue
 			}
