@@ -94,16 +94,13 @@ func p99(sorted []float64) float64 { return sorted[len(sorted)*99/100] }
 
 // over is the fraction of sorted values above x.
 func over(sorted []float64, x float64) float64 {
-	i, _ := slices.BinarySearch(sorted, x)
-	for i < len(sorted) && sorted[i] <= x {
-		i++
-	}
+	i := sort.Search(len(sorted), func(i int) bool { return sorted[i] > x })
 	return float64(len(sorted)-i) / float64(len(sorted))
 }
 
 // A replayed trace is sent at the trace's times, scaled: every request
 // is intended at its row's scaled time, and p99 of the lag from there to
-// the request on the wire is under 1 ms. The sample trace runs six times
+// the request on the wire is under 1 ms. The sample trace runs four times
 // end to end at a twentieth of its time (636 measured requests in 4.4 s,
 // down to 50 µs apart), so that p99 is a percentile and not the second
 // latest request.
