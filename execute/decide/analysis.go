@@ -197,7 +197,7 @@ func (a *Analysis) hasInvalid() bool {
 func (a *Analysis) baseline(p *plan.Plan, d *decider) {
 	for _, t := range p.Trials {
 		if t.Profile == d.s.Objective.Profile && t.HasRole("baseline/baseline") {
-			o := d.option("baseline", trialsWith(p, "baseline/baseline", t.Profile))
+			o := d.option("baseline", p.WithRole("baseline/baseline", t.Profile))
 			a.Baseline = &o
 			return
 		}

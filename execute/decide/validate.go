@@ -13,10 +13,10 @@ import (
 // the objective and in mean latency, TTFT and TPOT.
 func (a *Analysis) validation(s *schema.Study, p *plan.Plan, d *decider) {
 	for _, prof := range s.Validate.Profiles {
-		base := trialsWith(p, "validate/baseline", prof)
+		base := p.WithRole("validate/baseline", prof)
 		var fin []*plan.Trial
 		if p.Final != nil {
-			fin = trialsWith(p, "validate/final", prof)
+			fin = p.WithRole("validate/final", prof)
 		}
 		row := d.row(s.Objective.Metric, prof, base, fin)
 		if s.Objective.Metric != "latency.mean" {
@@ -29,17 +29,6 @@ func (a *Analysis) validation(s *schema.Study, p *plan.Plan, d *decider) {
 		row.TPOT = d.row("tpot.mean", prof, base, fin)
 		a.Validation = append(a.Validation, *row)
 	}
-}
-
-// trialsWith lists every repeat of role's trial on profile.
-func trialsWith(p *plan.Plan, role, profile string) []*plan.Trial {
-	var out []*plan.Trial
-	for _, t := range p.Trials {
-		if t.Profile == profile && t.Key != "" && t.HasRole(role) {
-			out = append(out, t)
-		}
-	}
-	return out
 }
 
 func (d *decider) row(metric, profile string, base, fin []*plan.Trial) *ValidationRow {

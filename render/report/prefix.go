@@ -27,10 +27,8 @@ func (b *builder) validationPrefix() {
 	for i, role := range []string{"validate/baseline", "validate/final"} {
 		name := []d.Text{d.M("Baseline"), d.M("Optimized")}[i]
 		for _, row := range b.a.Validation {
-			for _, t := range b.a.Plan.Trials {
-				if t.Key != "" && t.Profile == row.Profile && t.HasRole(role) {
-					runs = append(runs, namedTrial{name, t})
-				}
+			for _, t := range b.a.Plan.WithRole(role, row.Profile) {
+				runs = append(runs, namedTrial{name, t})
 			}
 		}
 	}

@@ -277,6 +277,18 @@ func (b *builder) validation(final *Config) error {
 	return err
 }
 
+// WithRole lists every repeat of the trial that plays role on profile,
+// among the trials that have a key (pending ones have none yet).
+func (p *Plan) WithRole(role, profile string) []*Trial {
+	var out []*Trial
+	for _, t := range p.Trials {
+		if t.Profile == profile && t.Key != "" && t.HasRole(role) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // HasRole reports whether the trial plays role ("step/variant"), as its
 // own step and variant or as one of the roles merged into it.
 func (t *Trial) HasRole(role string) bool {
