@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"strings"
 	"sync"
 )
 
@@ -140,18 +141,13 @@ func ParseChunk(p []byte) (Chunk, error) {
 			}
 			sc.depth--
 		case '"':
-			end := stringEnd(p, i+1)
-			if end < 0 {
+			end, v := member(p, i)
+			switch {
+			case end < 0 || v >= len(p):
 				return c, ErrMalformed
-			}
-			v := skipSpace(p, end+1)
-			if v >= len(p) || p[v] != ':' {
+			case v < 0:
 				i = end // a value, not a key
 				continue
-			}
-			v = skipSpace(p, v+1)
-			if v >= len(p) {
-				return c, ErrMalformed
 			}
 			if sc.field(&c, p[i+1:end], p, v) {
 				return c, nil // an error: nothing else counts
@@ -222,6 +218,19 @@ func trimEOL(line []byte) []byte {
 	return line
 }
 
+// member reads the string whose opening quote is p[i]: end is its
+// closing quote (-1 when it is not closed), v the index of the value it
+// names when it is an object's key (followed by ':'), else -1.
+func member(p []byte, i int) (end, v int) {
+	if end = stringEnd(p, i+1); end < 0 {
+		return -1, -1
+	}
+	if v = skipSpace(p, end+1); v >= len(p) || p[v] != ':' {
+		return end, -1
+	}
+	return end, skipSpace(p, v+1)
+}
+
 // stringEnd is the index of the quote that closes the string whose
 // first byte is at i, -1 when it is not closed.
 func stringEnd(p []byte, i int) int {
@@ -259,7 +268,7 @@ func intAt(p []byte, i int) (int, bool) {
 			return 0, false
 		}
 	}
-	if j == i || j < len(p) && !bytes.ContainsRune([]byte(",}] \t\r\n"), rune(p[j])) {
+	if j == i || j < len(p) && strings.IndexByte(",}] \t\r\n", p[j]) < 0 {
 		return 0, false
 	}
 	return x, true
@@ -279,19 +288,15 @@ func errorText(p []byte, v int) string {
 					i = len(p)
 				}
 			case '"':
-				end := stringEnd(p, i+1)
+				end, w := member(p, i)
 				if end < 0 {
 					i = len(p)
 					break
 				}
-				key := p[i+1 : end]
-				i = end
-				w := skipSpace(p, end+1)
-				if depth == 1 && string(key) == "message" && w < len(p) && p[w] == ':' {
-					if w = skipSpace(p, w+1); w < len(p) && p[w] == '"' {
-						return errorText(p, w)
-					}
+				if depth == 1 && w >= 0 && w < len(p) && p[w] == '"' && string(p[i+1:end]) == "message" {
+					return errorText(p, w)
 				}
+				i = end
 			}
 		}
 	}
