@@ -127,7 +127,6 @@ func BenchmarkClient(b *testing.B) {
 			return xs[len(xs)/2]
 		}
 		b.ReportMetric(med(func(c Calibration) float64 { return c.CPUPerChunk }), "cpu-µs/chunk-"+name)
-
 		b.ReportMetric(med(func(c Calibration) float64 { return c.ChunksPerSecond }), "chunks/s-"+name)
 		b.ReportMetric(med(func(c Calibration) float64 { return c.MaxRate }), "max-req/s@lag-p99<1ms-"+name)
 		b.Logf("%s: %+v", name, runs[i])

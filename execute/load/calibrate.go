@@ -88,9 +88,10 @@ func calibrate(ctx context.Context, url, model string, maxRate float64, reader s
 	if c.FloorCPUPerChunk, c.FloorChunksPerSecond, err = ReadFloor(ctx, url, model, 2*time.Second); err != nil {
 		return c, err
 	}
-	short := []Prompt{{TokenIDs: []int{100, 200, 300, 400}, MaxTokens: 2}}
+	short := calibrationPrompt
+	short.MaxTokens = 2
 	for i, rate := range rates(maxRate) {
-		p99, err := bestLag(ctx, t, Load{Kind: "constant", Rate: rate, Requests: int(rate * 1.5), Warmup: 64, IgnoreEOS: true, reader: reader}, short)
+		p99, err := bestLag(ctx, t, Load{Kind: "constant", Rate: rate, Requests: int(rate * 1.5), Warmup: 64, IgnoreEOS: true, reader: reader}, []Prompt{short})
 		if err != nil {
 			return c, err
 		}
