@@ -144,6 +144,9 @@ func TestTraceReplayKeepsArrivals(t *testing.T) {
 	t.Skipf("p99 lag above 1 ms in five attempts, each while the host itself woke processes late: %s; not judged here", strings.Join(seen, ", "))
 }
 
+// wakeProbeEnv makes the test binary a wake-up probe (wakeProbe).
+const wakeProbeEnv = "SERVELAB_WAKE_PROBE"
+
 // BenchmarkTraceReplay reports the schedule lag of a trace replay (the
 // sample trace at a tenth of its time): p50 and p99 in ms.
 func BenchmarkTraceReplay(b *testing.B) {

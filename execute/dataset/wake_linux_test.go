@@ -15,9 +15,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// wakeProbeEnv makes the test binary a wake-up probe (see wakeProbe).
-const wakeProbeEnv = "SERVELAB_WAKE_PROBE"
-
 // wakeProbe sleeps to an absolute deadline every millisecond until its standard
 // input closes, then prints how late each wake-up came, in µs, one a
 // line. It is another process, idle but for its timer, and it sleeps in

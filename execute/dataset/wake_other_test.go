@@ -4,8 +4,6 @@ package dataset
 
 import "testing"
 
-const wakeProbeEnv = "SERVELAB_WAKE_PROBE"
-
 func wakeProbe() int { return 0 }
 
 // hostWake has no probe off Linux: the host is taken as quiet.
