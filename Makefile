@@ -28,7 +28,9 @@ test: vet site-deps chromium slurm-deps llamacpp-cpu
 	$(GO) test ./...
 	@# Timing claims that other packages' tests running beside them on two
 	@# cores would spoil run alone, afterwards.
-	SERVELAB_TIMING_ALONE=1 $(GO) test -count=1 -run '^TestTraceReplayKeepsArrivals$$' -v ./execute/dataset/
+	SERVELAB_TIMING_ALONE=1 $(GO) test -p 1 -count=1 -v \
+		-run '^(TestTraceReplayKeepsArrivals|TestTimingMatchesModel|TestFlagEffects|TestConstantRateHoldsSchedule)$$' \
+		./execute/dataset/ ./execute/load/
 
 # The docs site from the committed studies and results (no GPU needed).
 # SITE_URL (the address it is published at) adds an absolute sitemap.xml.

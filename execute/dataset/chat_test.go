@@ -15,15 +15,14 @@ import (
 	"testing"
 	"time"
 
+	"servelab.dev/execute/host/timingcheck"
 	"servelab.dev/execute/load"
 )
 
 var simBin string
 
 func TestMain(m *testing.M) {
-	if os.Getenv(wakeProbeEnv) != "" {
-		os.Exit(wakeProbe())
-	}
+	timingcheck.Main()
 	dir, err := os.MkdirTemp("", "servelab-sim-")
 	if err != nil {
 		panic(err)

@@ -40,6 +40,17 @@ func TestImportDirection(t *testing.T) {
 			t.Errorf("render/ or site/ depends on %s: they read records, the store and decisions only", p)
 		}
 	}
+	// The timing tests' judge imports testing; a command built on it
+	// would gain the test flags.
+	out, err = exec.Command("go", "list", "-deps", "servelab.dev/cmd/...").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		if p == "servelab.dev/execute/host/timingcheck" {
+			t.Errorf("a command depends on %s, which is for tests", p)
+		}
+	}
 	direct, err := exec.Command("go", "list", "-f", `{{join .Imports " "}}`, "servelab.dev/execute/decide").Output()
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"servelab.dev/execute/host/timingcheck"
 )
 
 var (
@@ -26,6 +28,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	timingcheck.Main()
 	var err error
 	if simDir, err = os.MkdirTemp("", "servelab-sim-"); err != nil {
 		panic(err)
@@ -146,35 +149,25 @@ func TestTimingMatchesModel(t *testing.T) {
 	})
 }
 
-// checker collects the failures of one attempt.
-type checker struct {
-	t    *testing.T
-	errs []string
-}
+// checker collects the misses of one attempt of a timing test.
+type checker struct{ errs []string }
 
 func (c *checker) Errorf(format string, args ...any) {
 	c.errs = append(c.errs, fmt.Sprintf(format, args...))
 }
 
-// timing runs a timing check up to twice: on a loaded CI machine one
-// attempt can be starved of CPU by other test packages; two failures in
-// a row are a real failure.
+// timing runs a wall-clock check alone, after the other packages, and
+// judges its attempts by the host's own wake-ups (timingcheck.Judge): a
+// sleep of the simulator's step or of the pacer is only as punctual as
+// the host, and a CI run beside other packages made mean TPOT 10 % long.
 func timing(t *testing.T, check func(c *checker)) {
 	t.Helper()
-	for attempt := 1; ; attempt++ {
-		c := &checker{t: t}
+	timingcheck.Alone(t)
+	timingcheck.Judge(t, func(int) []string {
+		c := &checker{}
 		check(c)
-		if len(c.errs) == 0 {
-			return
-		}
-		if attempt == 2 {
-			for _, e := range c.errs {
-				t.Error(e)
-			}
-			return
-		}
-		t.Logf("attempt 1 missed (%s); trying again", strings.Join(c.errs, "; "))
-	}
+		return c.errs
+	})
 }
 
 type errorfer interface{ Errorf(string, ...any) }

@@ -1,4 +1,4 @@
-package dataset
+package timingcheck
 
 import (
 	"bufio"
@@ -6,7 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"sort"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -15,15 +15,13 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// wakeProbe sleeps to an absolute deadline every millisecond until its standard
-// input closes, then prints how late each wake-up came, in µs, one a
-// line. It is another process, idle but for its timer, and it sleeps in
-// clock_nanosleep rather than on a Go timer (an idle Go runtime rounds
-// its sleeps up to whole milliseconds), so its lateness is the host's:
-// a vCPU the hypervisor took away, another task on the core, a kernel
-// that woke it late. A pause inside the client's process does not reach
-// it.
-func wakeProbe() int {
+// probe sleeps to an absolute deadline every millisecond until its
+// standard input closes, then prints how late each wake-up came, in µs,
+// one a line. It sleeps in clock_nanosleep rather than on a Go timer (an
+// idle Go runtime rounds its sleeps up to whole milliseconds), so its
+// lateness is the host's; a pause inside the tested process does not
+// reach it.
+func probe() int {
 	var done atomic.Bool
 	go func() { io.Copy(io.Discard, os.Stdin); done.Store(true) }()
 	const every = int64(time.Millisecond)
@@ -47,11 +45,12 @@ func wakeProbe() int {
 	return 0
 }
 
-// hostWake runs wakeProbe in a process of its own; stop ends it and
-// returns its lateness in ms, sorted.
-func hostWake(t testing.TB) (stop func() []float64) {
+// start runs the probe in a process of its own (this test binary, with
+// Env set); stop ends it and returns its lateness in ms.
+func start(t testing.TB) (stop func() []float64) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), wakeProbeEnv+"=1")
+	cmd.Env = append(os.Environ(), Env+"=1")
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -68,11 +67,12 @@ func hostWake(t testing.TB) (stop func() []float64) {
 		}
 		var ms []float64
 		for _, f := range strings.Fields(out.String()) {
-			var us float64
-			fmt.Sscan(f, &us)
-			ms = append(ms, us/1000)
+			us, err := strconv.ParseInt(f, 10, 64)
+			if err != nil {
+				t.Fatalf("wake-up probe printed %q, not a lateness in µs: does the package's TestMain call timingcheck.Main?", f)
+			}
+			ms = append(ms, float64(us)/1000)
 		}
-		sort.Float64s(ms)
 		return ms
 	}
 }
