@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,8 +12,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
+	"servelab.dev/cmd/servelab-sim/simtest"
 	"servelab.dev/execute/host/timingcheck"
 	"servelab.dev/execute/load"
 )
@@ -40,30 +39,8 @@ func TestMain(m *testing.M) {
 }
 
 func startSim(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	cmd := exec.Command(simBin, "vllm", "serve", "m/m", "--port", fmt.Sprint(port))
-	cmd.Env = append(os.Environ(), "SERVELAB_SIM_TIMING=step=1ms,per-seq=0s,prefill=0s")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	url := fmt.Sprintf("http://127.0.0.1:%d", port)
-	for i := 0; i < 200; i++ {
-		if r, err := http.Get(url + "/health"); err == nil {
-			r.Body.Close()
-			if r.StatusCode == 200 {
-				return url
-			}
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatal("servelab-sim never became healthy")
-	return ""
+	url, _ := simtest.Start(t, simBin, []string{"SERVELAB_SIM_TIMING=step=1ms,per-seq=0s,prefill=0s"}, "vllm", "serve", "m/m")
+	return url
 }
 
 // `--random 256,32` with the chat API: every request reaches the

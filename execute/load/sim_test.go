@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"servelab.dev/cmd/servelab-sim/simtest"
 	"servelab.dev/execute/host/timingcheck"
 )
 
@@ -59,6 +60,7 @@ func buildSim(t testing.TB) string {
 	return simBin
 }
 
+// freePort is a port nothing listens on, for a target that refuses.
 func freePort(t testing.TB) int {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -76,29 +78,12 @@ func simPID(t testing.TB, url string) int {
 	return pid
 }
 
-// startSim runs servelab-sim as a real process and waits for /health.
+// startSim runs servelab-sim as a real process, healthy.
 func startSim(t testing.TB, env []string, args ...string) string {
 	t.Helper()
-	port := freePort(t)
-	cmd := exec.Command(buildSim(t), append(args, "--port", fmt.Sprint(port))...)
-	cmd.Env = append(os.Environ(), env...)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	url := fmt.Sprintf("http://127.0.0.1:%d", port)
-	simPIDs[url] = cmd.Process.Pid
-	for i := 0; i < 200; i++ {
-		if r, err := http.Get(url + "/health"); err == nil {
-			r.Body.Close()
-			if r.StatusCode == 200 {
-				return url
-			}
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatal("servelab-sim never became healthy")
-	return ""
+	url, p := simtest.Start(t, buildSim(t), env, args...)
+	simPIDs[url] = p.Pid
+	return url
 }
 
 func prompts(n, in, out int) []Prompt {
