@@ -5,13 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -193,42 +190,20 @@ func checkLlamaRecords(t *testing.T, results string) {
 
 // startPrinted runs the printed command through bash, as a user would
 // paste it (servelab adds only host and port), waits for health, and
-// returns what llama.cpp logged of its effective settings.
+// returns what llama.cpp logged of its effective settings. engine.Start
+// launches it, so that a port another package's test took meanwhile is
+// seen and left, as a run would.
 func startPrinted(t *testing.T, command, dir string) string {
 	t.Helper()
-	port, err := engine.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
 	logPath := filepath.Join(dir, "printed.log")
-	logf, err := os.Create(logPath)
+	p, err := engine.Start(context.Background(), engine.Spec{
+		Argv:      []string{"bash", "-c", "exec " + command + ` "$@"`, "bash"},
+		FlagStyle: "space", HostFlag: "host", PortFlag: "port", Health: "/health", Log: logPath,
+	}, 3*time.Minute)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("the printed command never became healthy: %v", err)
 	}
-	defer logf.Close()
-	cmd := exec.Command("bash", "-c", fmt.Sprintf("exec %s --host 127.0.0.1 --port %d", command, port))
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); cmd.Wait() }()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	for {
-		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/health", port))
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				break
-			}
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("the printed command never became healthy:\n%s", engine.Tail(logPath, 20))
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
+	defer p.Stop()
 	return llamaSettings(t, logPath)
 }
 

@@ -110,6 +110,7 @@ func (c Container) Launch(ctx context.Context, s Spec, timeout time.Duration) (I
 	}
 	ls := s
 	ls.Argv, ls.Env, ls.GPUs = argv, nil, "" // the container gets them, not the client
+	ls.elsewhere = true
 	p, err := Start(ctx, ls, timeout)
 	if p == nil {
 		return nil, err

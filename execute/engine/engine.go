@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -39,6 +38,10 @@ type Spec struct {
 	// Port is the port to use; 0 picks a free one. When the port turns
 	// out to be taken, Start tries again on a free one.
 	Port int
+	// elsewhere says that the engine listens outside the launched
+	// process's tree (a container runtime's client starts it), so
+	// whose listener answers cannot be checked.
+	elsewhere bool
 	// HealthWait, when set, is told that the engine's process is up and
 	// the health wait begins, and how long launching took: a run's
 	// progress shows the phase it is in (a first launch may download
@@ -56,38 +59,46 @@ type Process struct {
 	pid    string // the pid file, removed by Stop
 	// Launch, Health and Teardown are how long each phase took.
 	Launch, Health, Teardown time.Duration
+	held                     int // the port FreePort held for it, released by Stop; 0 if none
 }
 
 // ErrExited means the engine stopped before it became healthy.
 var ErrExited = errors.New("engine exited")
 
 // Start launches s and waits up to timeout for it to become healthy. An
-// engine that dies because its port was taken (by another process
-// between our choice and its bind) is started again on another port, up
-// to three times.
+// engine whose port was taken by another process between our choice and
+// its bind (it died of it, or the other process answered the health
+// check) is started again on another port, up to three times.
 func Start(ctx context.Context, s Spec, timeout time.Duration) (*Process, error) {
 	for try := 0; ; try++ {
 		p, err := start(ctx, s, timeout)
-		if err == nil || try == 2 || !errors.Is(err, ErrExited) || !strings.Contains(Tail(s.Log, 20), "address already in use") {
+		if err == nil || try == 2 || !portTaken(err, s.Log) {
 			return p, err
 		}
 		s.Port = 0
 	}
 }
 
+func portTaken(err error, log string) bool {
+	return errors.Is(err, ErrPortTaken) ||
+		errors.Is(err, ErrExited) && strings.Contains(Tail(log, 20), "address already in use")
+}
+
 func start(ctx context.Context, s Spec, timeout time.Duration) (*Process, error) {
 	began := time.Now()
-	port := s.Port
+	port, held := s.Port, 0
 	var err error
 	if port == 0 {
 		if port, err = FreePort(); err != nil {
 			return nil, err
 		}
+		held = port
 	}
 	argv := append(append([]string(nil), s.Argv...), flag(s.FlagStyle, s.HostFlag, "127.0.0.1")...)
 	argv = append(argv, flag(s.FlagStyle, s.PortFlag, strconv.Itoa(port))...)
 	logf, err := os.Create(s.Log)
 	if err != nil {
+		releasePort(held)
 		return nil, err
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
@@ -102,9 +113,10 @@ func start(ctx context.Context, s Spec, timeout time.Duration) (*Process, error)
 	}
 	if err := cmd.Start(); err != nil {
 		logf.Close()
+		releasePort(held)
 		return nil, fmt.Errorf("starting %s: %w (install the engine on this host, or try the study with --simulate)", argv[0], err)
 	}
-	p := &Process{URL: fmt.Sprintf("http://127.0.0.1:%d", port), cmd: cmd, exited: make(chan struct{}), log: s.Log, pid: s.PidFile}
+	p := &Process{URL: fmt.Sprintf("http://127.0.0.1:%d", port), cmd: cmd, exited: make(chan struct{}), log: s.Log, pid: s.PidFile, held: held}
 	go func() { p.err = cmd.Wait(); logf.Close(); close(p.exited) }()
 	if err := p.record(s.PidFile); err != nil {
 		p.Stop()
@@ -116,12 +128,26 @@ func start(ctx context.Context, s Spec, timeout time.Duration) (*Process, error)
 	}
 	hb := time.Now()
 	err = p.waitHealthy(ctx, s.Health, timeout)
+	if err == nil && !s.elsewhere {
+		err = p.ownsPort(port)
+	}
 	p.Health = time.Since(hb)
 	if err != nil {
 		p.Stop()
 		return p, err
 	}
 	return p, nil
+}
+
+// ownsPort checks that the health check was answered by the engine: a
+// server another process started on the port answers it as well while
+// the engine is still loading, and would then be benchmarked in its
+// place.
+func (p *Process) ownsPort(port int) error {
+	if mine, known := listenedBy(p.cmd.Process.Pid, port); known && !mine {
+		return fmt.Errorf("%w: port %d answers the health check, but its listener is not the engine's (pid %d or its children): another process took the port", ErrPortTaken, port, p.cmd.Process.Pid)
+	}
+	return nil
 }
 
 func flag(style, name, value string) []string {
@@ -174,6 +200,7 @@ func (p *Process) Pgid() int { return p.cmd.Process.Pid }
 func (p *Process) Stop() {
 	began := time.Now()
 	defer func() { p.Teardown = time.Since(began) }()
+	defer releasePort(p.held) // after the engine has exited
 	if p.pid != "" {
 		defer os.Remove(p.pid)
 	}
@@ -190,16 +217,6 @@ func (p *Process) Stop() {
 		syscall.Kill(-pgid, syscall.SIGKILL)
 		<-p.exited
 	}
-}
-
-// FreePort asks the kernel for a free loopback port.
-func FreePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // Tail is the last n lines of a log file.

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -76,4 +79,72 @@ func TestCrashGivesLogTail(t *testing.T) {
 	if !errors.Is(err, ErrExited) || !strings.Contains(err.Error(), "CUDA out of memory") {
 		t.Errorf("err = %v", err)
 	}
+}
+
+// Another server on the engine's port answers the health check before
+// the engine binds (here the engine waits a second, from a shell, so
+// that its listener is a child's): Start sees that the listener is not
+// the engine's and launches it again on a free port, where the engine,
+// not the other server, answers.
+func TestPortAnsweredByAnother(t *testing.T) {
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `{"data":[{"id":"another/model"}]}`)
+	}))
+	defer other.Close()
+	s := spec(t)
+	s.Argv = append([]string{"sh", "-c", `sleep 1; "$0" "$@"`}, s.Argv...)
+	s.Port = other.Listener.Addr().(*net.TCPAddr).Port
+	p, err := Start(context.Background(), s, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Stop()
+	if strings.HasSuffix(p.URL, fmt.Sprint(":", s.Port)) {
+		t.Fatalf("engine claims the other server's port %d", s.Port)
+	}
+	r, err := http.Get(p.URL + "/v1/models")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Body.Close()
+	b, _ := io.ReadAll(r.Body)
+	if !strings.Contains(string(b), `"m/m"`) {
+		t.Errorf("%s/v1/models: %s", p.URL, b)
+	}
+}
+
+// The listener check sees a process's own socket, and not another's.
+func TestListenedBy(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	port := l.Addr().(*net.TCPAddr).Port
+	if mine, known := listenedBy(os.Getpid(), port); !mine || !known {
+		t.Errorf("own listener: mine %v, known %v", mine, known)
+	}
+	other := exec.Command("sleep", "10")
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { other.Process.Kill(); other.Wait() }()
+	if mine, known := listenedBy(other.Process.Pid, port); mine || !known {
+		t.Errorf("another process's view: mine %v, known %v", mine, known)
+	}
+}
+
+// FreePort never hands out a port an engine of this process holds, even
+// when the kernel offers it again before that engine binds.
+func TestFreePortHolds(t *testing.T) {
+	offers := []int{40001, 40001, 40002}
+	defer func(k func() (int, error)) { kernelPort = k }(kernelPort)
+	kernelPort = func() (int, error) { p := offers[0]; offers = offers[1:]; return p, nil }
+	a, _ := FreePort()
+	b, _ := FreePort()
+	if a != 40001 || b != 40002 {
+		t.Errorf("ports %d and %d, want 40001 and 40002", a, b)
+	}
+	releasePort(a)
+	releasePort(b)
 }

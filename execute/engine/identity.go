@@ -61,17 +61,24 @@ func startTime(stat []byte) (uint64, error) {
 }
 
 // pgidOf is field 5 of a stat line, the process group.
-func pgidOf(stat []byte) int {
-	i := bytes.LastIndexByte(stat, ')')
-	if i < 0 {
+func pgidOf(stat []byte) int { return statField(stat, 2) }
+
+// statField is the i-th number after the command name of a stat line
+// (1 the parent, 2 the process group); -1 when there is none.
+func statField(stat []byte, i int) int {
+	j := bytes.LastIndexByte(stat, ')')
+	if j < 0 {
 		return -1
 	}
-	f := strings.Fields(string(stat[i+1:]))
-	if len(f) < 3 {
+	f := strings.Fields(string(stat[j+1:]))
+	if len(f) <= i {
 		return -1
 	}
-	g, _ := strconv.Atoi(f[2])
-	return g
+	v, err := strconv.Atoi(f[i])
+	if err != nil {
+		return -1
+	}
+	return v
 }
 
 // zombie reports a process that has exited and waits for its parent:
