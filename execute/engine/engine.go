@@ -57,9 +57,9 @@ type Process struct {
 	err    error
 	log    string
 	pid    string // the pid file, removed by Stop
+	held   int    // the port FreePort held for it, released by Stop; 0 if none
 	// Launch, Health and Teardown are how long each phase took.
 	Launch, Health, Teardown time.Duration
-	held                     int // the port FreePort held for it, released by Stop; 0 if none
 }
 
 // ErrExited means the engine stopped before it became healthy.
