@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -147,4 +148,29 @@ func TestFreePortHolds(t *testing.T) {
 	}
 	releasePort(a)
 	releasePort(b)
+}
+
+// A listener in a child that left the engine's tree (it daemonized and
+// was handed to init) but not its process group is still the engine's.
+func TestListenedByGroup(t *testing.T) {
+	port, err := FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer releasePort(port)
+	sh := exec.Command("sh", "-c", `("$0" "$@" &); exec sleep 30`, simBin, "vllm", "serve", "m/m", "--port", fmt.Sprint(port))
+	sh.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := sh.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { syscall.Kill(-sh.Process.Pid, syscall.SIGKILL); sh.Wait() }()
+	for i := 0; len(listeners(port)) == 0; i++ {
+		if i == 500 {
+			t.Fatal("the daemonized simulator never listened")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if mine, known := listenedBy(sh.Process.Pid, port); !mine || !known {
+		t.Errorf("a daemonized child's listener: mine %v, known %v", mine, known)
+	}
 }

@@ -111,9 +111,12 @@ func listeners(port int) map[string]bool {
 	return inodes
 }
 
-// descendants are pid and every process below it, from /proc.
+// descendants are pid, every process below it, and every process in its
+// process group (a child that daemonized left the tree but not the
+// group), from /proc.
 func descendants(pid int) []int {
 	children := map[int][]int{}
+	out := []int{pid}
 	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
 	for _, p := range stats {
 		stat, err := os.ReadFile(p)
@@ -121,10 +124,13 @@ func descendants(pid int) []int {
 			continue
 		}
 		child, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+		if child != pid && pgidOf(stat) == pid {
+			out = append(out, child)
+			continue
+		}
 		parent := statField(stat, 1)
 		children[parent] = append(children[parent], child)
 	}
-	out := []int{pid}
 	for i := 0; i < len(out); i++ {
 		out = append(out, children[out[i]]...)
 	}
