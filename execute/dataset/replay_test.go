@@ -110,7 +110,7 @@ func p99(sorted []float64) float64 { return sorted[len(sorted)*99/100] }
 func TestTraceReplayKeepsArrivals(t *testing.T) {
 	timingcheck.Alone(t)
 	url := streamServer(t, nil)
-	timingcheck.Judge(t, func(int) []string {
+	timingcheck.Judge(t, func() []string {
 		lags := replay(t, url, 0.05, 4)
 		got := p99(lags)
 		t.Logf("schedule lag p50 %.3f ms, p99 %.3f ms over %d requests", lags[len(lags)/2], got, len(lags))

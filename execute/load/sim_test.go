@@ -148,7 +148,7 @@ func (c *checker) Errorf(format string, args ...any) {
 func timing(t *testing.T, check func(c *checker)) {
 	t.Helper()
 	timingcheck.Alone(t)
-	timingcheck.Judge(t, func(int) []string {
+	timingcheck.Judge(t, func() []string {
 		c := &checker{}
 		check(c)
 		return c.errs

@@ -61,7 +61,7 @@ func Alone(t testing.TB) {
 // skips, with the figures, if the host was late in every one. A miss
 // on a quiet host does not fail at once: a busy process comes out of a
 // noisy stretch later than the idle probe does.
-func Judge(t testing.TB, check func(attempt int) (misses []string)) {
+func Judge(t testing.TB, check func() (misses []string)) {
 	t.Helper()
 	var seen []string
 	judged := false
@@ -70,7 +70,7 @@ func Judge(t testing.TB, check func(attempt int) (misses []string)) {
 			time.Sleep(Gap)
 		}
 		stop := start(t)
-		misses := check(attempt)
+		misses := check()
 		h := summarize(stop())
 		t.Logf("attempt %d: %s", attempt, h)
 		if len(misses) == 0 {
