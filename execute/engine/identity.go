@@ -207,18 +207,29 @@ func stopMembers(id Identity) int {
 	if strings.TrimSpace(string(boot)) != id.Boot {
 		return 0
 	}
-	procs, _ := filepath.Glob("/proc/[0-9]*/stat")
 	n := 0
-	for _, p := range procs {
-		stat, err := os.ReadFile(p)
-		if err != nil || pgidOf(stat) != id.Pid || zombie(stat) {
-			continue
+	eachProcess(func(pid int, stat []byte) {
+		if pgidOf(stat) != id.Pid || zombie(stat) {
+			return
 		}
 		if st, err := startTime(stat); err == nil && st >= id.Start {
-			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
 			syscall.Kill(pid, syscall.SIGKILL)
 			n++
 		}
-	}
+	})
 	return n
+}
+
+// eachProcess calls fn with the pid and stat line of every process
+// /proc lists, skipping those gone before their line was read.
+func eachProcess(fn func(pid int, stat []byte)) {
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, p := range stats {
+		stat, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+		fn(pid, stat)
+	}
 }

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 )
@@ -117,20 +115,14 @@ func listeners(port int) map[string]bool {
 func descendants(pid int) []int {
 	children := map[int][]int{}
 	out := []int{pid}
-	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
-	for _, p := range stats {
-		stat, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		child, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
-		if child != pid && pgidOf(stat) == pid {
-			out = append(out, child)
-			continue
+	eachProcess(func(p int, stat []byte) {
+		if p != pid && pgidOf(stat) == pid {
+			out = append(out, p)
+			return
 		}
 		parent := statField(stat, 1)
-		children[parent] = append(children[parent], child)
-	}
+		children[parent] = append(children[parent], p)
+	})
 	for i := 0; i < len(out); i++ {
 		out = append(out, children[out[i]]...)
 	}
