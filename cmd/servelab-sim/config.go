@@ -159,7 +159,7 @@ func (c *config) apply() error {
 	}
 	var err error
 	if v, ok := f["port"]; ok {
-		// 0 is allowed (validate says so): tests bind where the kernel picks.
+		// 0 is allowed (bounds says so): tests bind where the kernel picks.
 		if c.Port, err = strconv.Atoi(v); err != nil {
 			return fmt.Errorf("--port %q: want a port number", v)
 		}

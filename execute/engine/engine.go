@@ -145,7 +145,7 @@ func start(ctx context.Context, s Spec, timeout time.Duration) (*Process, error)
 // place.
 func (p *Process) ownsPort(port int) error {
 	if mine, known := listenedBy(p.cmd.Process.Pid, port); known && !mine {
-		return fmt.Errorf("%w: port %d answers the health check, but its listener is not the engine's (pid %d or its children): another process took the port", ErrPortTaken, port, p.cmd.Process.Pid)
+		return fmt.Errorf("%w: port %d answers the health check, but its listener is not the engine's (pid %d, its children or its process group): another process took the port", ErrPortTaken, port, p.cmd.Process.Pid)
 	}
 	return nil
 }

@@ -61,7 +61,8 @@ func releasePort(port int) {
 }
 
 // listenedBy says whether the socket listening on port belongs to the
-// process pid or one of its descendants. known is false when /proc
+// process pid, one of its descendants or a member of its process group
+// (descendants). known is false when /proc
 // cannot tell (no listener seen, a process whose descriptors cannot be
 // read); the engine is then given the benefit of the doubt.
 func listenedBy(pid, port int) (mine, known bool) {
