@@ -60,16 +60,24 @@ func TestPortInUse(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	s := spec(t)
-	s.Port = l.Addr().(*net.TCPAddr).Port
+	startElsewhere(t, spec(t), l)
+}
+
+// startElsewhere starts s on the port of taken, which another process
+// holds, and returns the engine once Start has it healthy on another
+// port; it is stopped when t ends.
+func startElsewhere(t *testing.T, s Spec, taken net.Listener) *Process {
+	t.Helper()
+	s.Port = taken.Addr().(*net.TCPAddr).Port
 	p, err := Start(context.Background(), s, 10*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Stop()
+	t.Cleanup(p.Stop)
 	if strings.HasSuffix(p.URL, fmt.Sprint(":", s.Port)) {
-		t.Errorf("engine claims the taken port %d", s.Port)
+		t.Fatalf("engine claims the taken port %d", s.Port)
 	}
+	return p
 }
 
 func TestCrashGivesLogTail(t *testing.T) {
@@ -94,15 +102,7 @@ func TestPortAnsweredByAnother(t *testing.T) {
 	defer other.Close()
 	s := spec(t)
 	s.Argv = append([]string{"sh", "-c", `sleep 1; "$0" "$@"`}, s.Argv...)
-	s.Port = other.Listener.Addr().(*net.TCPAddr).Port
-	p, err := Start(context.Background(), s, 10*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Stop()
-	if strings.HasSuffix(p.URL, fmt.Sprint(":", s.Port)) {
-		t.Fatalf("engine claims the other server's port %d", s.Port)
-	}
+	p := startElsewhere(t, s, other.Listener)
 	r, err := http.Get(p.URL + "/v1/models")
 	if err != nil {
 		t.Fatal(err)
