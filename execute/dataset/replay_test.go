@@ -180,10 +180,22 @@ func TestConversationsDriven(t *testing.T) {
 		}
 		next[key]++
 	}
-	// 12 turns: conversations 0..3 whole; the think times (mean 20 ms,
-	// 8 of them) add up to some tens of milliseconds.
-	if len(next) != 4 || time.Since(began) < 20*time.Millisecond {
-		t.Errorf("conversations %v in %v", next, time.Since(began))
+	// 12 turns: the conversations are taken in order, and every one is
+	// whole but those the two workers held when the turns ran out (which
+	// ones depends on the replies' timing: 0..3 whole, or 0..2 whole and
+	// 3 and 4 begun). The think times (mean 20 ms, 8 or more of them)
+	// add up to some tens of milliseconds.
+	partial := 0
+	for c := range len(next) {
+		switch n, ok := next[fmt.Sprint(c)]; {
+		case !ok:
+			t.Errorf("conversations %v: %d skipped", next, c)
+		case n < 3:
+			partial++
+		}
+	}
+	if len(next) < 4 || partial > 2 || time.Since(began) < 20*time.Millisecond {
+		t.Errorf("conversations %v (%d begun, not whole) in %v", next, partial, time.Since(began))
 	}
 	for _, s := range res.Samples {
 		if s.Error != "" || strings.Contains(s.Error, "not sent") {
