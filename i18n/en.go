@@ -22,6 +22,8 @@ var _ = register(Language{
 		"metric latency.p90":        "P90 latency",
 		"metric ttft.p90":           "P90 TTFT",
 		"metric tpot.p90":           "P90 TPOT",
+		"metric itl.p90":            "P90 ITL",
+		"metric itl.p99":            "P99 ITL",
 		"metric goodput":            "goodput (requests/s within the SLO)",
 		"metric failed":             "share of failed requests",
 		"metric capacity":           "highest request rate within the SLO",

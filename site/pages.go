@@ -159,6 +159,9 @@ func headline(pg page, p *i18n.Printer) string {
 	if pg.a.Final == nil {
 		return p.T("not decided yet")
 	}
+	if t := report.SLOMissed(pg.s, pg.a); t != nil {
+		return d.String(t, p)
+	}
 	obj := pg.s.Objective
 	pick := -1
 	for i, v := range pg.a.Validation {

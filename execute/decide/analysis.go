@@ -16,8 +16,12 @@ type Analysis struct {
 	Final      *Final          `json:"final"`
 	Summary    []SummaryRow    `json:"summary"`
 	Validation []ValidationRow `json:"validation"`
-	Missing    []Missing       `json:"missing"`
-	Warnings   []Warning       `json:"warnings"`
+	// SLO answers the study's constraints for the final configuration,
+	// and Tradeoffs lists what the final makes worse than the baseline.
+	SLO       *SLOAnswer `json:"slo,omitempty"`
+	Tradeoffs []Tradeoff `json:"tradeoffs"`
+	Missing   []Missing  `json:"missing"`
+	Warnings  []Warning  `json:"warnings"`
 	// Notes say how figures were obtained where that is not obvious.
 	Notes []string `json:"notes"`
 	// Complete is true when every step is decided and every validation
@@ -101,6 +105,13 @@ type ValidationRow struct {
 	Throughput *ValidationRow `json:"throughput,omitempty"`
 	TTFT       *ValidationRow `json:"ttft,omitempty"`
 	TPOT       *ValidationRow `json:"tpot,omitempty"`
+	ITL        *ValidationRow `json:"itl,omitempty"`
+	// Percentiles are the P90 and P99 of TTFT, TPOT, ITL and latency,
+	// where the records have them.
+	Percentiles []*ValidationRow `json:"percentiles,omitempty"`
+	// Capacity is set, and the rest left out, when the profile is a
+	// capacity search: each side's search.
+	Capacity *CapacityRow `json:"capacity,omitempty"`
 }
 
 // Missing is a planned trial without a record.
@@ -155,6 +166,8 @@ func Analyze(s *schema.Study, rs Records, src Source) (*Analysis, error) {
 	a.final(s, p)
 	a.summary()
 	a.validation(s, p, d)
+	a.sloAnswer(s, p, d)
+	a.Tradeoffs = tradeoffs(a.Validation, s.Objective.MinGain)
 	a.missing(p)
 	a.sources(p, rs.Runs, aside)
 	a.Warnings = append([]Warning{}, lint(s, p, rs.Runs)...)

@@ -30,6 +30,10 @@ type Option struct {
 	// each run's (nil where the run has no per-request samples).
 	SLO     []Check    `json:"slo,omitempty"`
 	Goodput []*float64 `json:"goodput,omitempty"`
+	// Violation is how far the option is from meeting the SLO: the
+	// largest ratio of its value to a bound (≤ 1 meets them all); nil
+	// without bounds or when one cannot be checked.
+	Violation *float64 `json:"violation,omitempty"`
 	// Search is the capacity search behind the option's value, when the
 	// objective is capacity.
 	Search *plan.Search `json:"search,omitempty"`
@@ -44,9 +48,10 @@ type Option struct {
 	// change outputs.
 	Guard *Guard `json:"guard,omitempty"`
 
-	values   []float64
-	requests [][]float64 // per-request values of the objective, per run
-	missing  []string
+	values     []float64
+	violations []float64   // each run's violation of the SLO
+	requests   [][]float64 // per-request values of the objective, per run
+	missing    []string
 }
 
 // InvalidRun is a run that cannot count in a decision.
@@ -78,9 +83,12 @@ type Step struct {
 	// Comparison is the best option against the incumbent (try steps) or
 	// against the reference (select steps: the incumbent's own candidate,
 	// else the runner-up).
-	Comparison *Comparison  `json:"comparison,omitempty"`
-	Missing    []string     `json:"missing,omitempty"`
-	Invalid    []InvalidRun `json:"invalid,omitempty"`
+	Comparison *Comparison `json:"comparison,omitempty"`
+	// SLOComparison sets the violations of the SLO side by side where
+	// no option meets it: the one significantly closer to it wins.
+	SLOComparison *Comparison  `json:"sloComparison,omitempty"`
+	Missing       []string     `json:"missing,omitempty"`
+	Invalid       []InvalidRun `json:"invalid,omitempty"`
 	// Pareto is every option's load points, throughput per GPU against
 	// ParetoMetric, the dominated ones marked; nil with one load each.
 	Pareto       []Point `json:"pareto,omitempty"`
@@ -113,6 +121,7 @@ const (
 	ReasonMeetsSLO        = "meets-slo"       // adopted: the incumbent breaks the SLO, the variant meets it
 	ReasonViolatesSLO     = "violates-slo"    // kept: no variant meets the SLO
 	ReasonNoneMeetSLO     = "no-candidate-meets-slo"
+	ReasonCloserToSLO     = "closer-to-slo"     // adopted: nothing meets the SLO, the variant is significantly closer
 	ReasonStoppedEarly    = "stopped-early"     // kept: the early-stopping rule stopped every variant
 	ReasonSameAsIncumbent = "same-as-incumbent" // kept: every variant runs the incumbent's own command
 )
@@ -256,6 +265,9 @@ func (d *decider) trySLO(out *Step, feasible int) plan.Decision {
 	out.Best = out.Options[shown].Variant
 	c := d.compare(out.Options[shown], *out.Incumbent)
 	out.Comparison = c
+	if feasible < 0 && !out.Incumbent.feasible() {
+		return d.closer(out)
+	}
 	if feasible < 0 {
 		out.Outcome, out.Reason = Kept, ReasonViolatesSLO
 		out.Detail = "no variant meets the SLO: " + out.Options[shown].Variant + " breaks " + out.Options[shown].violated()
@@ -297,9 +309,7 @@ func (d *decider) selectOne(out *Step, ref int) plan.Decision {
 		return d.stop(out, Invalid, reason, "no candidate meets the quality minimum: "+g.Guard.detail(g.Variant), plan.StepInvalid)
 	}
 	if best < 0 {
-		b := d.best(out.Options, -1)
-		detail := "no candidate meets the SLO: " + out.Options[b].Variant + " breaks " + out.Options[b].violated() + "; loosen the bounds or lower the load"
-		return d.stop(out, Invalid, ReasonNoneMeetSLO, detail, plan.StepInvalid)
+		return d.selectCloser(out, ref)
 	}
 	if ref >= 0 && !out.Options[ref].feasible() {
 		ref = -1 // an incumbent that breaks the SLO has no claim to stay

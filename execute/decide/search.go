@@ -50,8 +50,7 @@ func (d *decider) meetsSLO(runs []*record.Record) bool {
 // the search needs another probe.
 func (d *decider) capacityOption(variant string, trials []*plan.Trial) Option {
 	o := Option{Variant: variant}
-	prof := d.s.Profiles[d.s.Objective.Profile]
-	byRate := map[float64][]string{}
+	var probes []*plan.Trial
 	for _, t := range trials {
 		if t.Profile != d.s.Objective.Profile {
 			continue
@@ -59,19 +58,13 @@ func (d *decider) capacityOption(variant string, trials []*plan.Trial) Option {
 		if o.Key == "" {
 			o.Key = t.Key
 		}
-		byRate[t.Rate] = append(byRate[t.Rate], t.Key)
+		probes = append(probes, t)
 		o.Planned++
 		if len(d.runs[t.Key]) > 0 {
 			o.Recorded++
 		}
 	}
-	sr := plan.Bisect(*prof.Search, func(rate float64) (bool, bool) {
-		keys, ok := byRate[rate]
-		if !ok {
-			return false, false
-		}
-		return d.probe(keys)
-	})
+	sr := d.search(d.s.Profiles[d.s.Objective.Profile], probes)
 	o.Search = &sr
 	if sr.Next > 0 || o.Planned == 0 {
 		o.missing = append(o.missing, fmt.Sprintf("%s: the search needs a probe at %.4g req/s", variant, sr.Next))

@@ -2,6 +2,7 @@ package decide
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"servelab.dev/execute/record"
@@ -57,6 +58,57 @@ func (d *decider) checkSLO(o *Option, runs []*record.Record, names []string) {
 		}
 		o.SLO = append(o.SLO, c)
 	}
+	o.Violation, o.violations = violations(o.SLO)
+}
+
+// violations is the option's violation of the SLO, from its pooled
+// values, and each run's: the largest ratio of value to bound over the
+// bounds (bound to value for a lower bound), so 1 or less meets every
+// bound and 2 is twice as far as allowed on the worst one. Both are
+// unknown (nil) when a bound cannot be checked on every run.
+func violations(checks []Check) (*float64, []float64) {
+	if len(checks) == 0 {
+		return nil, nil
+	}
+	pooled, runs := 0.0, make([]float64, len(checks[0].Runs))
+	for _, c := range checks {
+		if c.Value == nil {
+			return nil, nil
+		}
+		v, ok := violation(c.Limit, c.Upper, *c.Value)
+		if !ok {
+			return nil, nil
+		}
+		pooled = max(pooled, v)
+		for i, rc := range c.Runs {
+			if rc.Value == nil {
+				return nil, nil
+			}
+			v, ok := violation(c.Limit, c.Upper, *rc.Value)
+			if !ok {
+				return nil, nil
+			}
+			runs[i] = max(runs[i], v)
+		}
+	}
+	return &pooled, runs
+}
+
+// violation is value v against one bound as a ratio (see violations).
+// A zero upper bound (no failed requests) counts 1 plus the value, and
+// a lower bound against a value of 0 or less has no ratio.
+func violation(limit float64, upper bool, v float64) (float64, bool) {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return 0, false
+	case upper && limit <= 0:
+		return 1 + max(v, 0), true
+	case upper:
+		return max(v, 0) / limit, true
+	case v <= 0:
+		return 0, false
+	}
+	return limit / v, true
 }
 
 // feasible reports whether the option meets every bound.

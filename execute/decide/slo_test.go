@@ -96,3 +96,83 @@ func TestSameAsIncumbent(t *testing.T) {
 		t.Error("a different variant counted as the same")
 	}
 }
+
+// sloOpt is an option of single-run values whose one bound is P90 TTFT
+// ≤ 100 ms, from runs' TTFTs.
+func sloOpt(name string, thr float64, ttfts ...float64) Option {
+	v := summarize([]float64{thr}, false, 0.95)
+	o := Option{Variant: name, Key: name, Value: &v, values: []float64{thr}}
+	c := Check{Metric: "ttft.p90", Limit: 100, Upper: true}
+	for _, x := range ttfts {
+		c.Runs = append(c.Runs, RunCheck{Value: &x, Pass: x <= 100})
+	}
+	m := mean(ttfts)
+	c.Value, c.Pass = &m, m <= 100
+	o.SLO = []Check{c}
+	o.Violation, o.violations = violations(o.SLO)
+	return o
+}
+
+// Where nothing meets the SLO, a try step adopts the variant that is
+// significantly closer to it, whatever the objective says, and keeps
+// the incumbent when the variant is not.
+func TestSLOClimbsWhenNoneMeets(t *testing.T) {
+	s := &schema.Study{Objective: schema.Objective{Metric: "output_throughput", Goal: "max", MinGain: 0.03, Confidence: 0.95,
+		Constraints: []schema.Bound{bound("ttft.p90", 100)}}}
+	d := &decider{s: s}
+	cases := []struct {
+		inc, v          Option
+		outcome, reason string
+	}{
+		// Closer by far, although lower on the objective.
+		{sloOpt("inc", 200, 900, 950, 1000), sloOpt("v", 100, 300, 310, 320), Adopted, ReasonCloserToSLO},
+		// Closer, but inside the noise.
+		{sloOpt("inc", 100, 900, 400, 1500), sloOpt("v", 200, 850, 1300, 500), Kept, ReasonViolatesSLO},
+		// Farther.
+		{sloOpt("inc", 100, 300, 310, 320), sloOpt("v", 200, 900, 950, 1000), Kept, ReasonViolatesSLO},
+	}
+	for i, c := range cases {
+		inc := c.inc
+		out := &Step{Incumbent: &inc, Options: []Option{c.v}}
+		d.try(out)
+		if out.Outcome != c.outcome || out.Reason != c.reason {
+			t.Errorf("case %d: %s (%s), want %s (%s): %s", i, out.Outcome, out.Reason, c.outcome, c.reason, out.Detail)
+		}
+		if out.SLOComparison == nil || out.SLOComparison.Adopt != (c.outcome == Adopted) {
+			t.Errorf("case %d: violation comparison %+v", i, out.SLOComparison)
+		}
+	}
+	if v := *sloOpt("x", 1, 150, 250).Violation; math.Abs(v-2) > 1e-9 {
+		t.Errorf("violation of a 200 ms mean against 100 ms = %v, want 2", v)
+	}
+}
+
+// A select step where no candidate meets the SLO adopts the closest
+// instead of stopping.
+func TestSelectClosestWhenNoneMeets(t *testing.T) {
+	s := &schema.Study{Objective: schema.Objective{Metric: "output_throughput", Goal: "max", MinGain: 0.03, Confidence: 0.95,
+		Constraints: []schema.Bound{bound("ttft.p90", 100)}}}
+	d := &decider{s: s}
+	out := &Step{Options: []Option{sloOpt("a", 300, 900, 950, 1000), sloOpt("b", 100, 300, 310, 320), sloOpt("c", 200, 600, 610, 620)}}
+	dec := d.selectOne(out, -1)
+	if out.Outcome != Adopted || out.Reason != ReasonCloserToSLO || dec.Winner != 1 || out.SLOComparison.B != "c" {
+		t.Errorf("%s (%s), winner %d, compared with %+v: %s", out.Outcome, out.Reason, dec.Winner, out.SLOComparison, out.Detail)
+	}
+}
+
+// A lower bound's violation is bound over value, and a zero upper bound
+// counts the value above 1.
+func TestViolationBounds(t *testing.T) {
+	for _, c := range []struct {
+		limit float64
+		upper bool
+		v     float64
+		want  float64
+		ok    bool
+	}{{100, true, 50, 0.5, true}, {10, false, 5, 2, true}, {0, true, 0.02, 1.02, true}, {10, false, 0, 0, false}, {100, true, math.NaN(), 0, false}} {
+		got, ok := violation(c.limit, c.upper, c.v)
+		if ok != c.ok || math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("violation(%v, %v, %v) = %v %v, want %v %v", c.limit, c.upper, c.v, got, ok, c.want, c.ok)
+		}
+	}
+}

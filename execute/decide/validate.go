@@ -18,6 +18,11 @@ func (a *Analysis) validation(s *schema.Study, p *plan.Plan, d *decider) {
 		if p.Final != nil {
 			fin = p.WithRole("validate/final", prof)
 		}
+		if s.Profiles[prof].Search != nil {
+			row := ValidationRow{Profile: prof, Metric: schema.Capacity, Capacity: d.capacityRow(s.Profiles[prof], base, fin)}
+			a.Validation = append(a.Validation, row)
+			continue
+		}
 		row := d.row(s.Objective.Metric, prof, base, fin)
 		if s.Objective.Metric != "latency.mean" {
 			row.Latency = d.row("latency.mean", prof, base, fin)
@@ -27,9 +32,19 @@ func (a *Analysis) validation(s *schema.Study, p *plan.Plan, d *decider) {
 		}
 		row.TTFT = d.row("ttft.mean", prof, base, fin)
 		row.TPOT = d.row("tpot.mean", prof, base, fin)
+		row.ITL = d.row("itl.mean", prof, base, fin)
+		for _, m := range tailMetrics {
+			if r := d.row(m, prof, base, fin); r.Baseline != nil || r.Final != nil {
+				row.Percentiles = append(row.Percentiles, r)
+			}
+		}
 		a.Validation = append(a.Validation, *row)
 	}
 }
+
+// tailMetrics are the percentiles a validation row carries beside the
+// means, where the records have them.
+var tailMetrics = []string{"ttft.p90", "ttft.p99", "tpot.p90", "tpot.p99", "itl.p90", "itl.p99", "latency.p90", "latency.p99"}
 
 func (d *decider) row(metric, profile string, base, fin []*plan.Trial) *ValidationRow {
 	row := &ValidationRow{Profile: profile, Metric: metric}

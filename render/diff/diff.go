@@ -12,6 +12,7 @@ import (
 
 	"servelab.dev/execute/decide"
 	"servelab.dev/execute/store"
+	"servelab.dev/render/text"
 	"servelab.dev/schema"
 	"servelab.dev/schema/plan"
 )
@@ -96,6 +97,10 @@ type Study struct {
 	Validation []Row      `json:"validation,omitempty"`
 	Missing    []string   `json:"missing,omitempty"`
 	Metric     string     `json:"metric"`
+	// SLO is the head's answer to the study's SLO, and SLOLine says it
+	// first when no configuration meets it (text.SLOLine).
+	SLO     *decide.SLOAnswer `json:"slo,omitempty"`
+	SLOLine string            `json:"sloLine,omitempty"`
 }
 
 // Field is a changed setting, named by its path in the study.
@@ -149,7 +154,9 @@ func Compare(base, head *Side) Report {
 		b, h := base.Studies[id], head.Studies[id]
 		switch {
 		case b == nil:
-			r.Studies = append(r.Studies, Study{ID: id, Change: "added", Metric: h.Objective.Metric, Missing: missing(head.Analyses[id])})
+			st := Study{ID: id, Change: "added", Metric: h.Objective.Metric, Missing: missing(head.Analyses[id])}
+			st.SLO, st.SLOLine = sloOf(head.Analyses[id])
+			r.Studies = append(r.Studies, st)
 		case h == nil:
 			r.Studies = append(r.Studies, Study{ID: id, Change: "removed", Metric: b.Objective.Metric})
 		default:
@@ -184,11 +191,21 @@ func compareStudy(id string, base, head *Side) Study {
 	out.Final = final(b, h)
 	out.Validation = validation(b, h)
 	out.Missing = missing(h)
+	out.SLO, out.SLOLine = sloOf(h)
 	out.Change = "unchanged"
 	if len(out.Fields)+len(out.Added)+len(out.Removed)+len(out.Records)+len(out.Decisions) > 0 || out.Final.Changed {
 		out.Change = "changed"
 	}
 	return out
+}
+
+// sloOf is a's SLO answer, and the line that says it first when no
+// configuration meets the SLO.
+func sloOf(a *decide.Analysis) (*decide.SLOAnswer, string) {
+	if a == nil || a.SLO == nil || a.SLO.Met {
+		return nil, ""
+	}
+	return a.SLO, text.SLOLine(a)
 }
 
 // fields lists the study settings that differ. The comparison is of the

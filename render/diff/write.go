@@ -96,6 +96,9 @@ func (w *writer) list(title string, items []string) {
 func (w *writer) study(s Study) {
 	p := w.p
 	w.h(3, p.T("Study %s: %s", s.ID, word(p, s.Change)))
+	if s.SLOLine != "" {
+		w.para(s.SLOLine)
+	}
 	if f := s.Final; f != nil {
 		if f.Changed {
 			w.para(p.T("The recommendation changed. Before:"))

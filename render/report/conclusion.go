@@ -10,6 +10,7 @@ import (
 	"servelab.dev/execute/decide"
 	d "servelab.dev/render/document"
 	"servelab.dev/render/export"
+	"servelab.dev/schema"
 	"servelab.dev/schema/plan"
 )
 
@@ -20,15 +21,20 @@ func (b *builder) conclusion() {
 		b.doc.Add(d.Para{Text: d.M("The study is not decided yet: some steps have no records. The steps below show what is known.")})
 		return
 	}
-	goal := d.M("lowest %s at %s", MetricName(s.Objective.Metric), ProfileTitle(s, s.Objective.Profile))
-	if s.Objective.Goal == "max" {
-		goal = d.M("highest %s at %s", MetricName(s.Objective.Metric), ProfileTitle(s, s.Objective.Profile))
+	if t := SLOAnswer(s, a); t != nil {
+		b.doc.Add(d.Para{Text: t})
 	}
-	b.doc.Add(d.Para{Text: d.M("Recommended configuration of %s on %s, for the %s:", d.Code(a.Final.Model), d.Lit(s.Hardware.GPU), goal)})
-	b.h(3, "serving-command", d.M("Serving command"))
+	b.doc.Add(d.Para{Text: d.M("Recommended configuration of %s on %s, for the %s:", d.Code(a.Final.Model), d.Lit(s.Hardware.GPU), b.goal())})
+	if a.SLO != nil && !a.SLO.Met {
+		b.h(3, "serving-command", d.M("Serving command (best-effort: it does not meet the service-level objective)"))
+	} else {
+		b.h(3, "serving-command", d.M("Serving command"))
+	}
 	b.doc.Add(d.CodeBlock{Lang: "bash", Body: heredocs(a.Final.Files) + MultiLine(a.Final.Env, a.Final.Argv)})
 	b.deployLinks()
 	b.gain()
+	b.capacities()
+	b.tradeoffs()
 	if len(a.Validation) == 0 {
 		return
 	}
@@ -41,11 +47,24 @@ func (b *builder) conclusion() {
 	b.doc.Add(b.validationChart())
 }
 
+// goal is what the study optimises, in words.
+func (b *builder) goal() d.Text {
+	o := b.s.Objective
+	at := ProfileTitle(b.s, o.Profile)
+	switch {
+	case o.Metric == schema.Capacity:
+		return d.M("highest request rate that meets the service-level objective (%s)", at)
+	case o.Goal == "max":
+		return d.M("highest %s at %s", MetricName(o.Metric), at)
+	}
+	return d.M("lowest %s at %s", MetricName(o.Metric), at)
+}
+
 // gain states the recommendation's gain on the objective against the
 // baseline, with the interval of the ratio where the records give one.
 func (b *builder) gain() {
 	m := b.s.Objective.Metric
-	for _, row := range b.a.Validation {
+	for _, row := range b.measured() {
 		if row.Profile != b.s.Objective.Profile || row.Ratio == nil || row.Baseline == nil || row.Final == nil {
 			continue
 		}
@@ -76,7 +95,7 @@ func (b *builder) baselineName() d.Text {
 
 func (b *builder) validationTable(pick func(decide.ValidationRow) *decide.ValidationRow) {
 	t := d.Table{Head: []d.Text{d.M("Benchmark case"), d.M("Baseline (%s)", b.baselineName()), d.M("Optimized")}}
-	for _, row := range b.a.Validation {
+	for _, row := range b.measured() {
 		r := pick(row)
 		if r == nil || r.Baseline == nil || r.Final == nil {
 			continue
@@ -98,7 +117,7 @@ func (b *builder) validationTable(pick func(decide.ValidationRow) *decide.Valida
 // rounding in the sources, derived latency, the noise estimate.
 func (b *builder) validationNotes() {
 	var ranges []d.Text
-	for _, row := range b.a.Validation {
+	for _, row := range b.measured() {
 		if rr := row.RatioRange; rr != nil && d.Fixed(rr[0]) != d.Fixed(rr[1]) {
 			ranges = append(ranges, d.M("%sx to %sx at %s", d.Num{V: rr[0], Prec: 2}, d.Num{V: rr[1], Prec: 2}, ProfileTitle(b.s, row.Profile)))
 		}
@@ -121,7 +140,7 @@ func (b *builder) validationChart() d.Chart {
 	c := d.Chart{ID: "validation", Kind: "line", Unit: chartUnit(m), Tabled: true,
 		Title: d.M("%s, baseline and optimized", d.Cap{Text: MetricName(m)})}
 	base, fin := d.Series{Name: d.M("Baseline")}, d.Series{Name: d.M("Optimized")}
-	for _, row := range b.a.Validation {
+	for _, row := range b.measured() {
 		c.Categories = append(c.Categories, ProfileTitle(b.s, row.Profile))
 		base.Values = append(base.Values, mean(row.Baseline, m))
 		fin.Values = append(fin.Values, mean(row.Final, m))

@@ -116,6 +116,16 @@ func profileYAML(s *schema.Study, name string) string {
 	switch p.Kind {
 	case "concurrency":
 		fmt.Fprintf(&b, "max_concurrency: %d\n", p.Concurrency)
+	case "search":
+		sr := p.Search
+		arrivals := sr.Arrivals
+		if arrivals == "" {
+			arrivals = "poisson"
+		}
+		fmt.Fprintf(&b, "arrivals: %s\nsearch_low_rps: %s\nsearch_high_rps: %s\nsearch_precision_rps: %s\n", arrivals, trim(sr.Low), trim(sr.High), trim(sr.Precision))
+		if sr.Burstiness > 0 {
+			fmt.Fprintf(&b, "burstiness: %s\n", trim(sr.Burstiness))
+		}
 	case "trace":
 		fmt.Fprintf(&b, "arrivals: trace\ntime_scale: %s\n", trim(timeScale(p)))
 		if p.Concurrency > 0 {

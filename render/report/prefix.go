@@ -26,7 +26,7 @@ func (b *builder) validationPrefix() {
 	var runs []namedTrial
 	for i, role := range []string{"validate/baseline", "validate/final"} {
 		name := []d.Text{d.M("Baseline"), d.M("Optimized")}[i]
-		for _, row := range b.a.Validation {
+		for _, row := range b.measured() {
 			for _, t := range b.a.Plan.WithRole(role, row.Profile) {
 				runs = append(runs, namedTrial{name, t})
 			}

@@ -28,7 +28,7 @@ func (b *builder) slo() {
 	for _, x := range o.Constraints {
 		bounds = append(bounds, boundText(x))
 	}
-	b.doc.Add(d.Para{Text: d.M("Service-level objective: %s. A variant that breaks a bound is never adopted; where the configuration adopted so far breaks one, the best variant that meets every bound replaces it.", d.Join{Sep: "; ", Parts: bounds})})
+	b.doc.Add(d.Para{Text: d.M("Service-level objective: %s. An option that meets every bound beats one that does not; where the configuration adopted so far breaks a bound, the best variant that meets them all replaces it; where no option meets them, the one significantly closer to them is adopted, so the study climbs toward the objective.", d.Join{Sep: "; ", Parts: bounds})})
 	if o.Metric == schema.Goodput {
 		b.doc.Add(d.Para{Text: d.M("Goodput counts the completed requests per second whose TTFT, TPOT and end-to-end latency each meet the bound set on that family, as vLLM defines it; a percentile bound asks it of every request.")})
 	}

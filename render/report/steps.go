@@ -98,6 +98,9 @@ func (b *builder) decision(ss *schema.Step, st decide.Step) {
 	}
 	b.invalid(st)
 	b.doc.Add(d.Para{Text: d.Sentences(d.M("Summary:"), comparison(m, nameA, nameB, c, b.flaggedTPOT(st, c)))})
+	if v := st.SLOComparison; v != nil {
+		b.doc.Add(d.Para{Text: d.Sentences(d.M("Distance from the service-level objective (the worst bound's value divided by its limit; 1 or less meets it): %s for %s, %s for %s.", times(v.ValueA), nameA, times(v.ValueB), nameB), verdictText(b.s, v))})
+	}
 	b.doc.Add(d.Para{Text: d.Sentences(verdictText(b.s, c), decisionText(b.s, ss, st))})
 	b.guard(ss, st)
 	b.sloChecks(ss, st)
@@ -264,6 +267,9 @@ func decisionText(s *schema.Study, ss *schema.Step, st decide.Step) d.Text {
 	if st.Comparison != nil {
 		gain = pct(st.Comparison.Gain)
 	}
+	if st.Kind == "select" && st.Adopted != nil && st.Reason == decide.ReasonCloserToSLO {
+		return d.M("Adopted: %s: no candidate meets the service-level objective, and this one comes closest to it.", optionName(s, ss, *st.Adopted))
+	}
 	if st.Kind == "select" && st.Adopted != nil {
 		name := optionName(s, ss, *st.Adopted)
 		if st.Comparison != nil && !st.Comparison.Adopt {
@@ -286,7 +292,12 @@ func decisionText(s *schema.Study, ss *schema.Step, st decide.Step) d.Text {
 		return d.M("Not adopted: the variant runs the same command as the configuration adopted so far (its setting is the engine's default), so there is nothing to compare.")
 	case decide.ReasonStoppedEarly:
 		return d.M("Not adopted: the early-stopping rule stopped the variant part-way, once it could no longer beat the configuration adopted so far by %s; that configuration stays.", minGain)
+	case decide.ReasonCloserToSLO:
+		return d.M("Adopted: %s: no option meets the service-level objective, and this variant is closer to it than the configuration adopted so far, by the study's rule.", optionName(s, ss, *st.Adopted))
 	case decide.ReasonViolatesSLO:
+		if st.SLOComparison != nil {
+			return d.M("Not adopted: no variant meets the service-level objective, and none is closer to it than the configuration adopted so far by the study's rule, so that configuration stays.")
+		}
 		return d.M("Not adopted: no variant meets the service-level objective, so the configuration adopted so far stays.")
 	case decide.ReasonBelowQuality:
 		return d.M("Not adopted: the variant changes the outputs more than the step's quality minimum allows, so the configuration adopted so far stays.")

@@ -70,7 +70,7 @@ func (b *builder) sweepChart() (d.Chart, bool) {
 		Title: d.Cap{Text: MetricName("latency.mean")}}
 	base, fin := d.Series{Name: d.M("Baseline")}, d.Series{Name: d.M("Optimized")}
 	points := 0
-	for _, row := range b.a.Validation {
+	for _, row := range b.measured() {
 		c.Categories = append(c.Categories, ProfileTitle(b.s, row.Profile))
 		for i, x := range []*d.Series{&base, &fin} {
 			thr, lat := b.sweepPoint(row, i == 0)
@@ -114,7 +114,7 @@ func (b *builder) latencyCharts() []d.Block {
 		{"tpot", "TPOT", func(r decide.ValidationRow) *decide.ValidationRow { return r.TPOT }}} {
 		c := d.Chart{ID: "validation_" + x.id, Kind: "bar", Unit: "ms", Title: d.M("Mean %s, baseline and optimized", d.Lit(x.name))}
 		base, fin := d.Series{Name: d.M("Baseline")}, d.Series{Name: d.M("Optimized")}
-		for _, row := range b.a.Validation {
+		for _, row := range b.measured() {
 			c.Categories = append(c.Categories, ProfileTitle(b.s, row.Profile))
 			r := x.pick(row)
 			base.Values = append(base.Values, meanOf(valOf(r, true)))

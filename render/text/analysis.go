@@ -106,6 +106,9 @@ func fmtVal(metric string, v *decide.Value) string {
 
 func writeAnalysis(w io.Writer, a *decide.Analysis) {
 	o := a.Objective
+	if line := SLOLine(a); line != "" {
+		fmt.Fprintln(w, line)
+	}
 	fmt.Fprintf(w, "study %s: %s %s on %s\n", a.Study, goalWord(o.Goal), o.Metric, o.Profile)
 	fmt.Fprintf(w, "rule: adopt a variant better by more than %.1f %% and, where the runs give a noise estimate, significantly at %.0f %%; runs that failed more than %.1f %% of their requests are invalid\n",
 		o.MinGain*100, o.Confidence*100, o.MaxFailed*100)
@@ -119,6 +122,7 @@ func writeAnalysis(w io.Writer, a *decide.Analysis) {
 		fmt.Fprintln(w, "\nfinal: not decided")
 	}
 	writeValidation(w, o.Metric, a)
+	writeAnswers(w, a)
 	for _, n := range a.Notes {
 		fmt.Fprintf(w, "\nnote: %s\n", n)
 	}
@@ -221,7 +225,10 @@ func writeValidation(w io.Writer, metric string, a *decide.Analysis) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  PROFILE\tMETRIC\tBASELINE\tFINAL\tRATIO")
 	for _, row := range a.Validation {
-		for _, r := range []*decide.ValidationRow{&row, row.Latency, row.Throughput, row.TTFT, row.TPOT} {
+		if row.Capacity != nil {
+			continue // writeAnswers states the capacities
+		}
+		for _, r := range append([]*decide.ValidationRow{&row, row.Latency, row.Throughput, row.TTFT, row.TPOT, row.ITL}, row.Percentiles...) {
 			if r == nil {
 				continue
 			}

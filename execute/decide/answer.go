@@ -1,0 +1,147 @@
+package decide
+
+import (
+	"maps"
+	"slices"
+
+	"servelab.dev/execute/record"
+	"servelab.dev/schema"
+	"servelab.dev/schema/plan"
+)
+
+// SLOAnswer is whether the final configuration meets the study's SLO at
+// the objective's profile: the answer a study with constraints is read
+// for, stated before anything else.
+type SLOAnswer struct {
+	Met     bool           `json:"met"`
+	Profile string         `json:"profile"`
+	Bounds  []schema.Bound `json:"bounds"`
+	// Final and Baseline are each bound's metric over every valid run of
+	// that configuration at the profile, wherever the study ran it (nil
+	// where the runs do not report it); Runs counts the final's runs.
+	Final    map[string]*float64 `json:"final"`
+	Baseline map[string]*float64 `json:"baseline,omitempty"`
+	Runs     int                 `json:"runs"`
+	// Violation is the final's largest value/bound ratio (≤ 1 meets).
+	Violation *float64 `json:"violation,omitempty"`
+	// Capacity is the final's capacity search, when the objective is one:
+	// the SLO is then met when its low end meets it.
+	Capacity *CapacitySide `json:"capacity,omitempty"`
+}
+
+// sloAnswer answers the SLO for the final configuration; nil without
+// constraints.
+func (a *Analysis) sloAnswer(s *schema.Study, p *plan.Plan, d *decider) {
+	bounds := s.Objective.Constraints
+	if len(bounds) == 0 {
+		return
+	}
+	ans := &SLOAnswer{Profile: s.Objective.Profile, Bounds: bounds, Final: map[string]*float64{}}
+	a.SLO = ans
+	fin := d.launchTrials(p, finalTrial(s, p), ans.Profile)
+	if s.Objective.Metric == schema.Capacity {
+		if len(fin) > 0 {
+			ans.Capacity = d.capacitySide(s.Profiles[ans.Profile], fin)
+			ans.Met = ans.Capacity.Known && !ans.Capacity.BelowLow
+		}
+		return
+	}
+	runs := d.validRuns(fin)
+	ans.Runs = len(runs)
+	ans.Final = d.boundValues(runs)
+	if base := d.launchTrials(p, baselineTrial(p), ans.Profile); len(base) > 0 {
+		ans.Baseline = d.boundValues(d.validRuns(base))
+	}
+	if len(runs) == 0 {
+		return
+	}
+	o := Option{}
+	d.checkSLO(&o, runs, make([]string, len(runs)))
+	ans.Met, ans.Violation = o.feasible(), o.Violation
+}
+
+func (d *decider) boundValues(runs []*record.Record) map[string]*float64 {
+	out := map[string]*float64{}
+	for _, b := range d.s.Objective.Constraints {
+		var xs []float64
+		for _, r := range runs {
+			if v, ok := d.runValue(r, b.Metric); ok {
+				xs = append(xs, v)
+			}
+		}
+		out[b.Metric] = nil
+		if len(xs) == len(runs) && len(xs) > 0 {
+			v := mean(xs)
+			out[b.Metric] = &v
+		}
+	}
+	return out
+}
+
+// finalTrial is a trial that launches the final configuration, or nil.
+func finalTrial(s *schema.Study, p *plan.Plan) *plan.Trial {
+	if p.Final == nil {
+		return nil
+	}
+	l, err := plan.Command(s, *p.Final)
+	if err != nil {
+		return nil
+	}
+	e := s.Engines[p.Final.Engine]
+	want := &plan.Trial{Kind: e.Kind, Version: e.Version, Argv: l.Argv, Env: l.Env}
+	for _, t := range p.Trials {
+		if t.Key != "" && t.Kind == want.Kind && t.Version == want.Version &&
+			slices.Equal(t.Argv, want.Argv) && maps.Equal(t.Env, want.Env) {
+			return t
+		}
+	}
+	return nil
+}
+
+// baselineTrial is a trial that launches the baseline, or nil.
+func baselineTrial(p *plan.Plan) *plan.Trial {
+	for _, t := range p.Trials {
+		if t.Key != "" && (t.HasRole("baseline/baseline") || t.HasRole("validate/baseline")) {
+			return t
+		}
+	}
+	return nil
+}
+
+// launchTrials are the trials at profile that launch ref's command (the
+// same engine, version, model, argv and environment), whatever role the
+// study planned them in: one configuration at one load is one figure.
+func (d *decider) launchTrials(p *plan.Plan, ref *plan.Trial, profile string) []*plan.Trial {
+	if ref == nil {
+		return nil
+	}
+	var out []*plan.Trial
+	seen := map[string]bool{}
+	for _, t := range p.Trials {
+		if t.Key == "" || t.Profile != profile || seen[t.Key] || !sameLaunch(t, ref) {
+			continue
+		}
+		seen[t.Key] = true
+		out = append(out, t)
+	}
+	return out
+}
+
+func sameLaunch(a, b *plan.Trial) bool {
+	return a.Kind == b.Kind && a.Version == b.Version && a.Model == b.Model &&
+		slices.Equal(a.Argv, b.Argv) && maps.Equal(a.Env, b.Env)
+}
+
+// validRuns are the runs of trials that can count: failed runs are left
+// out, as in every decision.
+func (d *decider) validRuns(ts []*plan.Trial) []*record.Record {
+	var out []*record.Record
+	for _, t := range ts {
+		for _, r := range d.runs[t.Key] {
+			if iv := d.validity(r, t, t.Variant); iv == nil || iv.Reason != ReasonFailed {
+				out = append(out, r)
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,71 @@
+package decide
+
+import (
+	"strings"
+
+	"servelab.dev/schema"
+)
+
+// Tradeoff is a validation figure the final configuration makes worse
+// than the baseline: the price of the gain.
+type Tradeoff struct {
+	Profile  string  `json:"profile"`
+	Metric   string  `json:"metric"`
+	Baseline float64 `json:"baseline"`
+	Final    float64 `json:"final"`
+	// Ratio is how many times worse the final is (> 1): final/baseline
+	// for latencies, baseline/final for throughputs and capacity.
+	Ratio float64 `json:"ratio"`
+}
+
+// tradeoffs lists, profile by profile, the means and P99s of latency,
+// TTFT, TPOT and ITL, the throughputs and the capacity that the final
+// makes worse by more than minGain, and never by less than the default
+// minGain (3 %, inside the launch-to-launch spread). A difference the records show to be
+// inside the noise, or that the sources' rounding could explain, is no
+// trade-off.
+func tradeoffs(rows []ValidationRow, minGain float64) []Tradeoff {
+	minGain = max(minGain, schema.DefaultMinGain)
+	out := []Tradeoff{}
+	for _, row := range rows {
+		if c := row.Capacity; c != nil {
+			if c.Baseline != nil && c.Final != nil && c.Baseline.Rate != nil && c.Final.Rate != nil {
+				out = appendWorse(out, row.Profile, schema.Capacity, *c.Baseline.Rate, *c.Final.Rate, minGain)
+			}
+			continue
+		}
+		cands := []*ValidationRow{&row, row.Throughput, row.Latency, row.TTFT, row.TPOT, row.ITL}
+		for _, r := range row.Percentiles {
+			if r.Metric[len(r.Metric)-3:] == "p99" {
+				cands = append(cands, r)
+			}
+		}
+		// ITL is the gap between streamed chunks: where TPOT fell, a
+		// longer gap carries more tokens (speculative decoding), which
+		// is no slowdown.
+		chunky := row.TPOT != nil && row.TPOT.Ratio != nil && *row.TPOT.Ratio > 1
+		seen := map[string]bool{}
+		for _, r := range cands {
+			if r == nil || seen[r.Metric] || r.Baseline == nil || r.Final == nil || r.Invalid != "" {
+				continue
+			}
+			seen[r.Metric] = true
+			if chunky && strings.HasPrefix(r.Metric, "itl.") {
+				continue
+			}
+			if r.Verdict == NoDifference && r.Interval != nil || r.RatioRange != nil && r.RatioRange[1] >= 1 {
+				continue
+			}
+			out = appendWorse(out, row.Profile, r.Metric, r.Baseline.Mean, r.Final.Mean, minGain)
+		}
+	}
+	return out
+}
+
+func appendWorse(out []Tradeoff, profile, metric string, base, fin, minGain float64) []Tradeoff {
+	r, gain := ratio(fin, base, Lower(metric))
+	if r <= 0 || gain >= -minGain || gain == 0 {
+		return out
+	}
+	return append(out, Tradeoff{Profile: profile, Metric: metric, Baseline: base, Final: fin, Ratio: 1 / r})
+}

@@ -1,0 +1,186 @@
+package report
+
+import (
+	"math"
+	"slices"
+	"strings"
+
+	"servelab.dev/execute/decide"
+	d "servelab.dev/render/document"
+	"servelab.dev/schema"
+)
+
+// SLOAnswer is the answer to the study's SLO, the first sentence a
+// reader of the conclusion or of the site's index sees: the final
+// configuration meets the bounds, or no configuration does and the
+// final is only the closest. nil without bounds or before the study is
+// decided.
+func SLOAnswer(s *schema.Study, a *decide.Analysis) d.Text {
+	ans := a.SLO
+	if ans == nil || a.Final == nil {
+		return nil
+	}
+	bounds := boundsText(ans.Bounds)
+	at := ProfileTitle(s, ans.Profile)
+	if c := ans.Capacity; c != nil {
+		if ans.Met {
+			return d.M("The recommended configuration meets %s at %s up to %s.", bounds, at, capacityText(c))
+		}
+		return d.M("No configuration meets %s at %s; the closest is %s, whose capacity is %s. The serving command below is therefore best-effort.", bounds, at, FinalName(s, a), capacityText(c))
+	}
+	if ans.Met {
+		return d.M("The recommended configuration meets %s at %s: %s.", bounds, at, boundValues(ans))
+	}
+	return d.M("No configuration meets %s at %s; the closest is %s (%s). The serving command below is therefore best-effort.", bounds, at, FinalName(s, a), boundValues(ans))
+}
+
+// SLOMissed is the answer for a page that lists studies, where no
+// configuration meets the SLO: SLOAnswer without the serving command.
+// nil when the SLO is met or the study has none.
+func SLOMissed(s *schema.Study, a *decide.Analysis) d.Text {
+	ans := a.SLO
+	if ans == nil || a.Final == nil || ans.Met {
+		return nil
+	}
+	bounds, at := boundsText(ans.Bounds), ProfileTitle(s, ans.Profile)
+	if c := ans.Capacity; c != nil {
+		return d.M("No configuration meets %s at %s; the closest is %s, whose capacity is %s.", bounds, at, FinalName(s, a), capacityText(c))
+	}
+	return d.M("No configuration meets %s at %s; the closest is %s (%s).", bounds, at, FinalName(s, a), boundValues(ans))
+}
+
+// FinalName names the final configuration by how its command differs
+// from the baseline's ("the configuration with `--max-num-seqs=16`"), or
+// as the baseline when it does not.
+func FinalName(s *schema.Study, a *decide.Analysis) d.Text {
+	var base []string
+	for _, t := range a.Plan.Trials {
+		if t.Key != "" && t.HasRole("baseline/baseline") {
+			base = t.Argv
+			break
+		}
+	}
+	var words []string
+	for _, w := range a.Final.Argv {
+		if !slices.Contains(base, w) {
+			words = append(words, w)
+		}
+	}
+	if len(words) == 0 || base == nil {
+		return d.M("the baseline")
+	}
+	return d.M("the configuration with %s", d.Code(strings.Join(words, " ")))
+}
+
+func boundsText(bounds []schema.Bound) d.Text {
+	var parts []d.Text
+	for _, x := range bounds {
+		parts = append(parts, boundText(x))
+	}
+	return d.Join{Sep: ", ", Parts: parts}
+}
+
+func boundValues(ans *decide.SLOAnswer) d.Text {
+	var parts []d.Text
+	for _, b := range ans.Bounds {
+		var v d.Text = d.M("not reported")
+		if p := ans.Final[b.Metric]; p != nil {
+			v = value(b.Metric, *p)
+		}
+		parts = append(parts, d.M("%s: %s", MetricName(b.Metric), v))
+	}
+	return d.Join{Sep: ", ", Parts: parts}
+}
+
+// capacityText is a search's answer: a rate, below the low end or at
+// least the high end, never a rate of 0 or the high end as a capacity.
+func capacityText(c *decide.CapacitySide) d.Text {
+	switch {
+	case c == nil:
+		return d.M("not measured")
+	case !c.Known:
+		return d.M("not known yet")
+	case c.BelowLow:
+		return d.M("below %s", d.N(c.Low, "req/s"))
+	case c.AboveHigh:
+		return d.M("at least %s", d.N(c.High, "req/s"))
+	}
+	return d.N(*c.Rate, "req/s")
+}
+
+// measured are the validation rows of fixed loads: a capacity search's
+// row has no figure at one load, and capacities() states it instead.
+func (b *builder) measured() []decide.ValidationRow {
+	var out []decide.ValidationRow
+	for _, row := range b.a.Validation {
+		if row.Capacity == nil {
+			out = append(out, row)
+		}
+	}
+	return out
+}
+
+// capacities states every validation search's answer for the final and
+// the baseline, says how to widen a search that ran out of range, and
+// draws the capacities found.
+func (b *builder) capacities() {
+	for _, row := range b.a.Validation {
+		c := row.Capacity
+		if c == nil {
+			continue
+		}
+		t := d.M("%s (%s): %s for the recommended configuration, %s for the baseline.",
+			ProfileTitle(b.s, row.Profile), boundsText(b.s.Objective.Constraints), capacityText(c.Final), capacityText(c.Baseline))
+		var hints []d.Text
+		if c.Final != nil && c.Final.BelowLow || c.Baseline != nil && c.Baseline.BelowLow {
+			hints = append(hints, d.M("A search whose low end already breaks the bounds found no rate that meets them: lower search.low to measure it."))
+		}
+		if c.Final != nil && c.Final.AboveHigh || c.Baseline != nil && c.Baseline.AboveHigh {
+			hints = append(hints, d.M("A search whose high end still meets the bounds found no upper end: raise search.high to measure it."))
+		}
+		b.doc.Add(d.Para{Text: d.Sentences(append([]d.Text{t}, hints...)...)})
+		if ch, ok := b.capacityChart(row); ok {
+			b.doc.Add(ch)
+		}
+	}
+}
+
+// capacityChart draws the capacities a search found, one bar a side; a
+// side without one (below the low end, above the high end) is left out
+// of the bars, and the sentence above says why.
+func (b *builder) capacityChart(row decide.ValidationRow) (d.Chart, bool) {
+	c := d.Chart{ID: "capacity_" + sanitize(row.Profile), Kind: "bar", Unit: "req/s",
+		Title: d.M("%s, baseline and optimized", ProfileTitle(b.s, row.Profile))}
+	ser := d.Series{Name: d.Cap{Text: MetricName(schema.Capacity)}}
+	known := false
+	for _, side := range []struct {
+		name d.Text
+		c    *decide.CapacitySide
+	}{{d.M("Baseline"), row.Capacity.Baseline}, {d.M("Optimized"), row.Capacity.Final}} {
+		v := math.NaN()
+		if side.c != nil && side.c.Rate != nil {
+			v, known = *side.c.Rate, true
+		}
+		c.Categories = append(c.Categories, side.name)
+		ser.Values = append(ser.Values, v)
+	}
+	c.Series = []d.Series{ser}
+	return c, known
+}
+
+// tradeoffs names every figure the final configuration makes worse than
+// the baseline, before and after.
+func (b *builder) tradeoffs() {
+	if len(b.a.Tradeoffs) == 0 {
+		return
+	}
+	var items []d.Text
+	for _, t := range b.a.Tradeoffs {
+		base, fin := value(t.Metric, t.Baseline), value(t.Metric, t.Final)
+		if t.Metric == schema.Capacity {
+			base, fin = d.N(t.Baseline, "req/s"), d.N(t.Final, "req/s")
+		}
+		items = append(items, d.M("%s at %s: %s → %s (%s worse)", d.Cap{Text: MetricName(t.Metric)}, ProfileTitle(b.s, t.Profile), base, fin, times(t.Ratio)))
+	}
+	b.doc.Add(d.Para{Text: d.M("Trade-offs: the recommended configuration makes these figures worse than the baseline did:")}, d.List{Items: items})
+}
