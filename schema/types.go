@@ -50,6 +50,8 @@ type Study struct {
 
 	// KnobOrder is the schema's order of portable knobs in a command.
 	KnobOrder []string `json:"-"`
+	// Warnings are what vet found doubtful but not wrong.
+	Warnings List `json:"-"`
 }
 
 // Model is the served model and its alternative checkpoints.
@@ -110,6 +112,9 @@ type Engine struct {
 	Args      Args                `json:"args,omitempty"`
 	Env       map[string]string   `json:"env,omitempty"`
 	KnobMap   map[string]KnobFlag `json:"knobMap,omitempty"`
+	// UncheckedFlags accepts a version outside the kind's flag table,
+	// whose flags vet then cannot check.
+	UncheckedFlags bool `json:"uncheckedFlags,omitempty"`
 
 	// Def is the kind's definition with the study's overrides applied.
 	Def EngineKind `json:"-"`

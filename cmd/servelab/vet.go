@@ -25,6 +25,9 @@ func runVet(e *env, args []string) error {
 	}
 	for _, s := range studies {
 		fmt.Fprintf(e.stdout, "ok  %s  %s\n", s.ID, s.File)
+		for _, w := range s.Warnings {
+			fmt.Fprintln(e.stderr, w)
+		}
 	}
 	return nil
 }

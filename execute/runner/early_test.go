@@ -33,7 +33,7 @@ func earlyStudy(base int, variants string, earlyStop bool) string {
 	i18n: fallback: "en"
 	model: {id: "m/m", params: 1e9, dtype: "bf16", variants: fp8: {id: "m/m-FP8", dtype: "fp8"}}
 	hardware: gpu: "NVIDIA H200"
-	engines: vllm: version: "1"
+	engines: vllm: version: "0.11.0"
 	base: knobs: maxSeqs: %d
 	benchmark: {client: name: "builtin", dataset: {name: "random", inputLen: 8, outputLen: 12}, api: "completions", warmup: 2, output: ignoreEos: true}
 	profiles: c4: {kind: "concurrency", concurrency: 4, requests: 90}

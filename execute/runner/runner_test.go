@@ -41,7 +41,7 @@ const fourProfiles = `import "servelab.dev/schema"
 	i18n: fallback: "en"
 	model: {id: "m/m", params: 1e9, dtype: "bf16"}
 	hardware: gpu: "NVIDIA H200"
-	engines: {vllm: version: "1", sglang: version: "1"}
+	engines: {vllm: version: "0.11.0", sglang: version: "0.5.3"}
 	benchmark: {client: name: "builtin", dataset: {name: "random", inputLen: 8, outputLen: 4}, api: "completions", warmup: 0, output: ignoreEos: true}
 	profiles: {for c in [1, 2, 3, 4] {"c\(c)": {kind: "concurrency", concurrency: c, requests: 4}}}
 	objective: {metric: "ttft.mean", profile: "c1"}
@@ -200,7 +200,7 @@ const threeConfigs = `import "servelab.dev/schema"
 	i18n: fallback: "en"
 	model: {id: "m/m", params: 1e9, dtype: "bf16"}
 	hardware: gpu: "NVIDIA H200"
-	engines: {vllm: version: "1", sglang: version: "1"}
+	engines: {vllm: version: "0.11.0", sglang: version: "0.5.3"}
 	benchmark: {client: name: "builtin", dataset: {name: "random", inputLen: 64, outputLen: 4, rangeRatio: 0.5}, api: "completions", warmup: 0, repeats: 3, output: ignoreEos: true}
 	profiles: {c1: {kind: "concurrency", concurrency: 1, requests: 6}, c2: {kind: "concurrency", concurrency: 2, requests: 6}}
 	objective: {metric: "ttft.mean", profile: "c1"}
@@ -277,7 +277,7 @@ const searchStudy = `import "servelab.dev/schema"
 	i18n: fallback: "en"
 	model: {id: "m/m", params: 1e9, dtype: "bf16"}
 	hardware: gpu: "NVIDIA H200"
-	engines: vllm: version: "1"
+	engines: vllm: version: "0.11.0"
 	base: knobs: maxSeqs: 4
 	benchmark: {client: name: "builtin", dataset: {name: "random", inputLen: 8, outputLen: 16}, api: "completions", warmup: 2, output: ignoreEos: true}
 	profiles: cap: {kind: "search", requests: 80, search: {low: 20, high: 120, precision: 8, arrivals: "constant"}}

@@ -21,7 +21,7 @@ func bigStudy(t testing.TB) string {
 	i18n: fallback: "en"
 	model: {id: "m/m", params: 8e9, dtype: "bf16"}
 	hardware: gpu: "NVIDIA H200"
-	engines: {vllm: version: "1", sglang: version: "1"}
+	engines: {vllm: version: "0.11.0", sglang: version: "0.5.3"}
 	benchmark: {client: name: "builtin", dataset: {name: "random", inputLen: 512, outputLen: 128}, warmup: 10, repeats: 2}
 	profiles: {for r in [1, 2, 4, 8, 16] {"r\(r)": {kind: "poisson", rate: r, requests: 100}}}
 	objective: {metric: "latency.mean", profile: "r8"}
