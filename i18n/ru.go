@@ -30,7 +30,8 @@ var _ = register(Language{
 		".":                               ".",
 
 		// Conclusion.
-		"%s (%s): %s for the recommended configuration, %s for the baseline.":                                                           "%s (%s): %s у рекомендуемой конфигурации, %s у базовой.",
+		"below the search's low end":                                          "ниже нижней границы поиска",
+		"%s (%s): %s for the recommended configuration, %s for the baseline.": "%s (%s): %s у рекомендуемой конфигурации, %s у базовой.",
 		"A search whose low end already breaks the bounds found no rate that meets them: lower search.low to measure it.":               "Уже на нижней границе поиска условия нарушены, поэтому подходящая частота не найдена: уменьшите search.low, чтобы её измерить.",
 		"A search whose high end still meets the bounds found no upper end: raise search.high to measure it.":                           "Даже на верхней границе поиска условия соблюдены, поэтому предел не найден: увеличьте search.high, чтобы его измерить.",
 		"No configuration meets %s at %s; the closest is %s, whose capacity is %s.":                                                     "Ни одна конфигурация не соблюдает условия %s в профиле «%s»; ближе всего %s, её ёмкость — %s.",

@@ -30,7 +30,8 @@ var _ = register(Language{
 		".":                               "。",
 
 		// Conclusion.
-		"%s (%s): %s for the recommended configuration, %s for the baseline.":                                                           "%[1]s（%[2]s）：推荐配置为 %[3]s，基准配置为 %[4]s。",
+		"below the search's low end":                                          "低于搜索下限",
+		"%s (%s): %s for the recommended configuration, %s for the baseline.": "%[1]s（%[2]s）：推荐配置为 %[3]s，基准配置为 %[4]s。",
 		"A search whose low end already breaks the bounds found no rate that meets them: lower search.low to measure it.":               "搜索下限处已违反约束，因此没有找到满足约束的速率：请调低 search.low 后再测量。",
 		"A search whose high end still meets the bounds found no upper end: raise search.high to measure it.":                           "搜索上限处仍满足约束，因此没有找到容量上限：请调高 search.high 后再测量。",
 		"No configuration meets %s at %s; the closest is %s, whose capacity is %s.":                                                     "没有任何配置能在 %[2]s 下满足 %[1]s；最接近的是%[3]s，其容量为 %[4]s。",

@@ -144,7 +144,7 @@ func newDecider(s *schema.Study, rs Records) *decider {
 }
 
 func planWith(s *schema.Study, runs Runs, d *decider) (*plan.Plan, error) {
-	return plan.New(s, plan.Options{Decider: d, Cached: func(k string) bool { return len(runs[k]) > 0 }, Probe: d.probe})
+	return plan.New(s, plan.Options{Decider: d, Cached: func(k string) bool { return len(runs[k]) > 0 }, Probe: d.probe, Confirm: d.confirm})
 }
 
 // Analyze decides s from the records of src as far as they allow.

@@ -2,6 +2,7 @@ package decide
 
 import (
 	"fmt"
+	"strings"
 
 	"servelab.dev/execute/record"
 	"servelab.dev/schema"
@@ -23,6 +24,9 @@ func (d *decider) probe(keys []string) (meets, known bool) {
 	return d.meetsSLO(runs), true
 }
 
+// meetsSLO pools each bound over the runs. A run that breaks a tail
+// bound by an outlier alone (see stalled) counts only when every run
+// does: another run that kept to the bound overrules one stall.
 func (d *decider) meetsSLO(runs []*record.Record) bool {
 	for _, r := range runs {
 		if f, _, ok := metricOf(r.Metrics, schema.Failed); ok && f > d.s.Objective.MaxFailed {
@@ -30,19 +34,64 @@ func (d *decider) meetsSLO(runs []*record.Record) bool {
 		}
 	}
 	for _, b := range d.s.Objective.Constraints {
-		var xs []float64
+		var xs, steady []float64
 		for _, r := range runs {
 			v, ok := d.runValue(r, b.Metric)
 			if !ok {
 				return false // an SLO that cannot be checked is not met
 			}
 			xs = append(xs, v)
+			if !stalled(r, b) {
+				steady = append(steady, v)
+			}
+		}
+		if len(steady) > 0 {
+			xs = steady
 		}
 		if !b.Meets(mean(xs)) {
 			return false
 		}
 	}
 	return true
+}
+
+// confirm is the plan's question for a probe that broke the SLO: whether
+// every run broke a bound by an outlier alone, so that one more run
+// should confirm the failure before the search moves below the rate.
+func (d *decider) confirm(keys []string) bool {
+	var runs []*record.Record
+	for _, k := range keys {
+		runs = append(runs, d.runs[k]...)
+	}
+	for _, b := range d.s.Objective.Constraints {
+		all := len(runs) > 0
+		for _, r := range runs {
+			all = all && stalled(r, b)
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
+// StallFactor is how far above a run's median its bounded percentile
+// must be, with the median itself within the bound, for the run to have
+// broken the bound by an outlier (one stall) rather than by its load.
+const StallFactor = 4
+
+// stalled reports whether run r breaks upper bound b on a latency
+// percentile only in its tail: the family's median meets the bound and
+// the percentile is more than StallFactor times the median.
+func stalled(r *record.Record, b schema.Bound) bool {
+	lim, upper := b.Limit()
+	fam, stat, _ := strings.Cut(b.Metric, ".")
+	if !upper || !strings.HasPrefix(stat, "p") || stat == "p50" {
+		return false
+	}
+	v, _, ok1 := metricOf(r.Metrics, b.Metric)
+	med, _, ok2 := metricOf(r.Metrics, fam+".median")
+	return ok1 && ok2 && v > lim && med <= lim && med > 0 && v > StallFactor*med
 }
 
 // capacityOption is an option whose objective is the capacity its

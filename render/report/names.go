@@ -42,6 +42,11 @@ func MetricName(metric string) d.Text {
 // number and unit spelling: seconds for request latency (as the seeds
 // print it), ms for the rest, tok/s or req/s.
 func value(metric string, v float64) d.Text {
+	if metric == schema.Capacity && v == 0 {
+		// A search's low end is above 0: a capacity of 0 is a search
+		// whose low end already broke the SLO.
+		return d.M("below the search's low end")
+	}
 	if strings.HasPrefix(metric, "latency.") {
 		return d.N(v/1000, "s")
 	}

@@ -79,6 +79,8 @@ func writeUnused(w io.Writer, a *decide.Analysis) {
 // request latency, ms for the others, tok/s or req/s for rates.
 func fmtValue(metric string, v float64) string {
 	switch {
+	case metric == "capacity" && v == 0:
+		return "below search.low"
 	case strings.HasPrefix(metric, "latency."):
 		return fmt.Sprintf("%.2f s", v/1000)
 	case decide.Unit(metric) == "ms":

@@ -101,6 +101,10 @@ type Options struct {
 	// Probe says whether the runs of one search probe (its repeats' keys)
 	// meet the SLO; known is false while any has no record.
 	Probe func(keys []string) (meets, known bool)
+	// Confirm says whether a probe that broke the SLO needs one more run
+	// before the search believes it: every run broke it by an outlier
+	// alone (one stall), which another run confirms or overrules.
+	Confirm func(keys []string) bool
 }
 
 // New expands s. Steps run in order; the first step whose decision is

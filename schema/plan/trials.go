@@ -24,10 +24,10 @@ func (b *builder) trials(step, variant string, c Config, profiles []string, repe
 	}
 	e := s.Engines[c.Engine]
 	m, _ := s.Model.Variant(c.ModelVariant())
-	// at makes the trials of one load, every repeat.
-	at := func(p string, prof schema.Profile, rate float64) []*Trial {
+	// at makes the trials of one load, n repeats.
+	at := func(p string, prof schema.Profile, rate float64, n int) []*Trial {
 		var ts []*Trial
-		for r := range repeats {
+		for r := range n {
 			spec := specFor(s, keyed, argv, prof, r)
 			t := &Trial{
 				Key: spec.Key(), Step: step, Variant: variant,
@@ -46,26 +46,34 @@ func (b *builder) trials(step, variant string, c Config, profiles []string, repe
 	for _, p := range profiles {
 		prof := s.Profiles[p]
 		if prof.Search == nil {
-			out = append(out, at(p, prof, 0)...)
+			out = append(out, at(p, prof, 0, repeats)...)
 			continue
 		}
-		// A search lists the probes it ran and the one it needs next.
+		// A search lists the probes it ran and the one it needs next; a
+		// probe whose failure may be one stall gets one more repeat.
+		runs := map[float64]int{}
 		oracle := func(rate float64) (bool, bool) {
 			if b.opt.Probe == nil {
 				return false, false
 			}
-			var keys []string
-			for _, t := range at(p, prof.Probe(rate), rate) {
-				keys = append(keys, t.Key)
+			for n := repeats; ; n++ {
+				var keys []string
+				for _, t := range at(p, prof.Probe(rate), rate, n) {
+					keys = append(keys, t.Key)
+				}
+				runs[rate] = n
+				meets, known := b.opt.Probe(keys)
+				if !known || meets || n > repeats || b.opt.Confirm == nil || !b.opt.Confirm(keys) {
+					return meets, known
+				}
 			}
-			return b.opt.Probe(keys)
 		}
 		sr := Bisect(*prof.Search, oracle)
 		for _, pr := range sr.Probes {
-			out = append(out, at(p, prof.Probe(pr.Rate), pr.Rate)...)
+			out = append(out, at(p, prof.Probe(pr.Rate), pr.Rate, runs[pr.Rate])...)
 		}
 		if sr.Next > 0 {
-			out = append(out, at(p, prof.Probe(sr.Next), sr.Next)...)
+			out = append(out, at(p, prof.Probe(sr.Next), sr.Next, runs[sr.Next])...)
 		}
 	}
 	if record {

@@ -1,0 +1,121 @@
+package decide
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"servelab.dev/execute/record"
+	"servelab.dev/schema"
+	"servelab.dev/schema/plan"
+)
+
+// stallStudy searches 10 to 100 req/s for P90 TTFT within 100 ms, once
+// per probe.
+const stallStudy = `import "servelab.dev/schema"
+"stall": schema.#Study & {
+	title: en: "Stall"
+	i18n: fallback: "en"
+	model: {id: "m/m", params: 1e9, dtype: "bf16"}
+	hardware: gpu: "NVIDIA H200"
+	engines: vllm: version: "0.11.0"
+	base: knobs: maxSeqs: 4
+	benchmark: {client: name: "builtin", dataset: {name: "random", inputLen: 8, outputLen: 16}, warmup: 0}
+	profiles: cap: {kind: "search", requests: 10, search: {low: 10, high: 100, precision: 5}}
+	objective: {metric: "capacity", profile: "cap", constraints: [{metric: "ttft.p90", max: 100}]}
+	baseline: engine: "vllm"
+	steps: [{id: "seqs", title: en: "S", variants: [{name: "8", knobs: maxSeqs: 8}]}]
+	validate: profiles: ["cap"]
+}
+`
+
+// searchUntilDone records every runnable trial from ttft (P90 and
+// median of a trial at its rate and repeat) until the plan is done.
+func searchUntilDone(t *testing.T, ttft func(tr *plan.Trial) (p90, median float64)) *Analysis {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "s.cue")
+	if err := os.WriteFile(file, []byte(stallStudy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := schema.NewLoader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := l.LoadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := Runs{}
+	for range 100 {
+		p, err := Plan(s, Records{Runs: runs}, Auto)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ran := 0
+		for _, tr := range p.Trials {
+			if tr.Status != plan.Runnable {
+				continue
+			}
+			p90, med := ttft(tr)
+			runs[tr.Key] = []*record.Record{{Provenance: record.Provenance{Kind: record.Measured},
+				Metrics: record.Metrics{Completed: 10, Failed: record.I(0), Duration: 1, OutputThroughput: record.F(100),
+					TTFT: &record.Dist{Mean: record.F(med), Median: record.F(med), P90: record.F(p90)}}}}
+			ran++
+		}
+		if ran == 0 {
+			a, err := Analyze(s, Records{Runs: runs}, Auto)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return a
+		}
+	}
+	t.Fatal("the plan never finished")
+	return nil
+}
+
+// A probe that breaks the SLO by one stall (its P90 far above a median
+// within the bound) gets a second run before the bracket moves below
+// it; the second run meets the bound, so the search goes on above.
+// Without the confirmation the capacity would read as below 50 req/s.
+func TestStalledProbeConfirmed(t *testing.T) {
+	stalls := 0
+	a := searchUntilDone(t, func(tr *plan.Trial) (float64, float64) {
+		if tr.Rate > 80 {
+			return 400, 300 // past capacity: the whole run is slow
+		}
+		if tr.Rate == 55 && tr.Repeat == 0 {
+			stalls++
+			return 900, 30 // one stall
+		}
+		return 60, 30
+	})
+	if stalls == 0 {
+		t.Fatal("the search never probed 55 req/s")
+	}
+	row := a.Validation[0].Capacity
+	for _, side := range []*CapacitySide{row.Baseline, row.Final} {
+		if side == nil || side.Rate == nil || *side.Rate < 75 || *side.Rate > 80 {
+			t.Errorf("capacity %+v, want 75 to 80 req/s (probes %v)", side, side.Search.Probes)
+		}
+	}
+	// A probe whose runs all break the bound in the body is believed.
+	if stalled(&record.Record{Metrics: record.Metrics{TTFT: &record.Dist{Median: record.F(300), P90: record.F(400)}}}, bound("ttft.p90", 100)) {
+		t.Error("a slow run counted as a stall")
+	}
+}
+
+// A search whose low end already breaks the SLO is below its low end on
+// both sides: no rate, never 0.
+func TestSearchBelowLow(t *testing.T) {
+	a := searchUntilDone(t, func(*plan.Trial) (float64, float64) { return 400, 300 })
+	row := a.Validation[0].Capacity
+	for _, side := range []*CapacitySide{row.Baseline, row.Final} {
+		if side == nil || !side.BelowLow || side.Rate != nil || side.Probes != 1 {
+			t.Errorf("capacity %+v, want below the low end after one probe", side)
+		}
+	}
+	if a.SLO == nil || a.SLO.Met || a.SLO.Capacity == nil || !a.SLO.Capacity.BelowLow {
+		t.Errorf("slo %+v, want unmet, below the low end", a.SLO)
+	}
+}
