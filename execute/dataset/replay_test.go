@@ -164,6 +164,11 @@ func TestConversationsDriven(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The handler records a request before it replies, but its goroutine
+	// is the server's: read what it recorded under its lock.
+	mu.Lock()
+	got = slices.Clone(got)
+	mu.Unlock()
 	if len(res.Samples) != 12 || len(got) != 12 {
 		t.Fatalf("%d samples, %d requests, want 12", len(res.Samples), len(got))
 	}
