@@ -20,10 +20,13 @@ type Comparison struct {
 	Verdict string `json:"verdict"`
 	// Interval bounds Ratio at the study's confidence level; Method says
 	// how: "bootstrap" (per-request samples), "runs" (run values, t on
-	// logarithms) or "" (no noise estimate).
+	// logarithms, 3 runs a side or more) or "" (no noise estimate).
 	Interval *[2]float64 `json:"interval,omitempty"`
 	Method   string      `json:"method,omitempty"`
 	Adopt    bool        `json:"adopt"`
+	// RunsA and RunsB count the runs behind each side.
+	RunsA int `json:"runsA"`
+	RunsB int `json:"runsB"`
 }
 
 // Comparison methods.
@@ -44,7 +47,7 @@ type Pair struct {
 // bootstrap of per-request samples where both sides have them and the
 // metric is a per-request quantity, else the run values' t interval.
 func compareWith(metric string, a, b Option, lower bool, conf float64) *Comparison {
-	c := &Comparison{A: a.Variant, B: b.Variant, ValueA: a.Value.Mean, ValueB: b.Value.Mean}
+	c := &Comparison{A: a.Variant, B: b.Variant, ValueA: a.Value.Mean, ValueB: b.Value.Mean, RunsA: len(a.values), RunsB: len(b.values)}
 	c.Delta = c.ValueA - c.ValueB
 	c.Ratio, c.Gain = ratio(c.ValueA, c.ValueB, lower)
 	if a.requests != nil && b.requests != nil {

@@ -111,7 +111,7 @@ const (
 // Reasons behind an outcome.
 const (
 	ReasonBetter          = "better"                    // significantly better by more than minGain
-	ReasonSingleRun       = "single-run"                // better by more than minGain, but no noise estimate
+	ReasonSingleRun       = "single-run"                // better by more than minGain, but no noise estimate (fewer than 3 runs a side, no samples)
 	ReasonNotBetter       = "not-better"                // the best variant is not ahead
 	ReasonNoDifference    = "no-significant-difference" // inside the noise
 	ReasonBelowMinGain    = "below-min-gain"            // ahead, by no more than minGain
@@ -133,6 +133,7 @@ type decider struct {
 	runs    Runs
 	samples Samples
 	steps   map[string]*Step
+	byLoad  map[string][]string // record keys by plan.Spec.LoadKey
 }
 
 func (d *decider) Decide(st schema.Step, inc plan.Candidate, cands []plan.Candidate) plan.Decision {
@@ -382,7 +383,11 @@ func (d *decider) detail(c *Comparison, reason string) string {
 	}
 	switch reason {
 	case ReasonSingleRun:
-		s += ", one run a side: no noise estimate"
+		if max(c.RunsA, c.RunsB) <= 1 {
+			s += ", one run a side: no noise estimate"
+		} else {
+			s += ", fewer than 3 runs a side and no per-request samples: no noise estimate"
+		}
 	case ReasonBelowMinGain:
 		s += fmt.Sprintf(", gain %.1f %% is not above minGain %.1f %%", c.Gain*100, d.s.Objective.MinGain*100)
 	case ReasonNoDifference:

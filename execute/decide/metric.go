@@ -15,12 +15,22 @@ import (
 type Value struct {
 	Mean float64 `json:"mean"`
 	// Runs is how many runs the mean is over; with 2 or more, Low and
-	// High bound a 95 % confidence interval of the mean.
+	// High bound it (see Interval).
 	Runs    int      `json:"runs"`
 	Low     *float64 `json:"low,omitempty"`
 	High    *float64 `json:"high,omitempty"`
 	Derived bool     `json:"derived,omitempty"` // computed, not reported by the source
+	// Interval says what Low and High are: IntervalT, a Student-t
+	// interval of the mean at the study's confidence (3 runs or more), or
+	// IntervalRange, the two runs themselves.
+	Interval string `json:"interval,omitempty"`
 }
+
+// What a Value's Low and High are.
+const (
+	IntervalT     = "t"
+	IntervalRange = "range"
+)
 
 // Unit is the unit servelab keeps a metric in.
 func Unit(metric string) string {

@@ -26,6 +26,7 @@ func (d *decider) option(variant string, trials []*plan.Trial) Option {
 	var used []*record.Record
 	var names []string
 	derived := false
+	seen := map[string]bool{}
 	for _, t := range trials {
 		if t.Profile != profile {
 			continue
@@ -34,14 +35,18 @@ func (d *decider) option(variant string, trials []*plan.Trial) Option {
 			o.Key = t.Key
 		}
 		o.Planned++
-		runs := d.runs[t.Key]
-		if len(runs) == 0 {
+		if len(d.runs[t.Key]) == 0 {
 			o.missing = append(o.missing, fmt.Sprintf("%s/%s/%s#%d (%s)", t.Step, variant, t.Profile, t.Repeat, short(t.Key)))
 			continue
 		}
 		o.Recorded++
-		for _, r := range runs {
-			if iv := d.validity(r, t, variant); iv != nil {
+		if seen[loadKey(t)] {
+			continue
+		}
+		seen[loadKey(t)] = true
+		for _, pr := range d.pooled(t) {
+			r, rt := pr.rec, pr.as(t)
+			if iv := d.validity(r, rt, variant); iv != nil {
 				if o.Invalid == nil {
 					o.Invalid = iv
 				}
@@ -51,13 +56,13 @@ func (d *decider) option(variant string, trials []*plan.Trial) Option {
 				o.Stopped = r.EarlyStop.Reason
 			}
 			if _, known := r.Metrics.FailedCount(); !known {
-				o.UnknownFailed = append(o.UnknownFailed, runName(t, variant))
+				o.UnknownFailed = append(o.UnknownFailed, runName(rt, variant))
 			}
 			v, _ := d.runValue(r, metric)
 			_, der, _ := metricOf(r.Metrics, metric)
 			o.values = append(o.values, v)
 			used = append(used, r)
-			names = append(names, fmt.Sprintf("%s/%s/%s#%d", t.Step, variant, t.Profile, t.Repeat))
+			names = append(names, fmt.Sprintf("%s/%s/%s#%d", t.Step, variant, t.Profile, rt.Repeat))
 			derived = derived || der
 			ttft = appendMetric(ttft, r, "ttft.mean")
 			tpot = appendMetric(tpot, r, "tpot.mean")

@@ -1,12 +1,21 @@
 package decide
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
-// summarize is the mean of run values xs. With two or more runs, all
+// MinRunsT is the fewest runs a side a t interval is computed from: with
+// two, one degree of freedom stretches a 95 % interval over a factor of
+// a hundred, which says nothing the two values do not.
+const MinRunsT = 3
+
+// summarize is the mean of run values xs. With three or more runs, all
 // positive, Low and High bound the mean at level conf by a Student-t
 // interval on the logarithms: latencies and throughputs are positive and
 // their spread grows with their size, so the interval is symmetric in
-// ratio, not in units, and never reaches zero.
+// ratio, not in units, and never reaches zero. With two, Low and High
+// are the two runs (Interval "range").
 func summarize(xs []float64, derived bool, conf float64) Value {
 	v := Value{Runs: len(xs), Derived: derived}
 	if len(xs) == 0 {
@@ -16,13 +25,18 @@ func summarize(xs []float64, derived bool, conf float64) Value {
 	if len(xs) < 2 || !positive(xs) {
 		return v
 	}
+	if len(xs) < MinRunsT {
+		lo, hi := slices.Min(xs), slices.Max(xs)
+		v.Low, v.High, v.Interval = &lo, &hi, IntervalRange
+		return v
+	}
 	ls := logs(xs)
 	h := tQuantile(0.5+conf/2, float64(len(xs)-1)) * stddev(ls) / math.Sqrt(float64(len(xs)))
 	lo, hi := math.Exp(mean(ls)-h), math.Exp(mean(ls)+h)
 	// The interval is the geometric mean's; the arithmetic mean printed
 	// beside it is never below that, so widen to keep it inside.
 	lo, hi = math.Min(lo, v.Mean), math.Max(hi, v.Mean)
-	v.Low, v.High = &lo, &hi
+	v.Low, v.High, v.Interval = &lo, &hi, IntervalT
 	return v
 }
 
@@ -156,10 +170,10 @@ const (
 
 // runRatio compares run values a (the candidate) with b (the reference)
 // by Welch's t interval on their logarithms, which is an interval of the
-// ratio of their geometric means. ratio ≥ 1 means a is better. With a
-// single run on either side there is no noise estimate.
+// ratio of their geometric means. ratio ≥ 1 means a is better. With
+// fewer than MinRunsT runs on either side there is no noise estimate.
 func runRatio(a, b []float64, lower bool, conf float64) (string, *[2]float64) {
-	if len(a) < 2 || len(b) < 2 || !positive(a) || !positive(b) {
+	if len(a) < MinRunsT || len(b) < MinRunsT || !positive(a) || !positive(b) {
 		return NoNoise, nil
 	}
 	la, lb := logs(a), logs(b)

@@ -73,10 +73,16 @@ func (d *decider) side(metric, name string, trials []*plan.Trial) Option {
 	var xs []float64
 	var used []*record.Record
 	derived := false
+	seen := map[string]bool{}
 	for _, t := range trials {
 		o.Key = t.Key
-		for _, r := range d.runs[t.Key] {
-			if iv := d.validity(r, t, t.Variant); iv != nil && iv.Reason == ReasonFailed {
+		if seen[loadKey(t)] {
+			continue
+		}
+		seen[loadKey(t)] = true
+		for _, pr := range d.pooled(t) {
+			r := pr.rec
+			if iv := d.validity(r, pr.as(t), t.Variant); iv != nil && iv.Reason == ReasonFailed {
 				o.Invalid = iv
 				continue
 			}

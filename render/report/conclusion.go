@@ -70,6 +70,9 @@ func (b *builder) gain() {
 		}
 		t := d.M("Gain on the objective at %s: %s %s against %s for the baseline, %s.", ProfileTitle(b.s, row.Profile), MetricName(m), value(m, row.Final.Mean), value(m, row.Baseline.Mean), RatioText(m, *row.Ratio))
 		var more d.Text = d.M("No interval: a side has a single run without per-request samples, so there is no noise estimate.")
+		if row.Baseline.Runs > 1 && row.Final.Runs > 1 {
+			more = d.M("No interval: a side has fewer than three runs and no per-request samples, so there is no noise estimate.")
+		}
 		if row.Interval != nil {
 			more = d.M("The %s interval of the ratio is %s to %s.", pct(b.s.Objective.Confidence), times(row.Interval[0]), times(row.Interval[1]))
 		}
@@ -82,6 +85,9 @@ func (b *builder) gain() {
 func withRuns(t d.Text, metric string, v *decide.Value) d.Text {
 	if v.Runs < 2 || v.Low == nil {
 		return t
+	}
+	if v.Interval == decide.IntervalRange {
+		return d.Join{Sep: " ", Parts: []d.Text{t, d.M("(%d runs: %s and %s)", v.Runs, value(metric, *v.Low), value(metric, *v.High))}}
 	}
 	return d.Join{Sep: " ", Parts: []d.Text{t, d.M("(%d runs, 95 %% interval %s to %s)", v.Runs, value(metric, *v.Low), value(metric, *v.High))}}
 }

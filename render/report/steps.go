@@ -247,6 +247,9 @@ func pairText(name string, p *decide.Pair) d.Text {
 }
 
 func verdictText(s *schema.Study, c *decide.Comparison) d.Text {
+	if c.Interval == nil && max(c.RunsA, c.RunsB) > 1 {
+		return d.M("No noise estimate: a side has fewer than three runs and no per-request samples, so this difference may be run-to-run variation.")
+	}
 	if c.Interval == nil {
 		return d.M("No noise estimate: each side is a single run without per-request samples, so this difference may be run-to-run variation.")
 	}
@@ -281,6 +284,9 @@ func decisionText(s *schema.Study, ss *schema.Step, st decide.Step) d.Text {
 	case decide.ReasonBetter:
 		return d.M("Adopted: %s.", optionName(s, ss, *st.Adopted))
 	case decide.ReasonSingleRun:
+		if st.Comparison != nil && max(st.Comparison.RunsA, st.Comparison.RunsB) > 1 {
+			return d.M("Adopted: %s, without a noise estimate (fewer than three runs a side): its gain of %s is above the required %s.", optionName(s, ss, *st.Adopted), gain, minGain)
+		}
 		return d.M("Adopted: %s, on single runs: its gain of %s is above the required %s, but there is no noise estimate.", optionName(s, ss, *st.Adopted), gain, minGain)
 	case decide.ReasonNoDifference:
 		return d.M("Not adopted: the difference is inside the noise, so the configuration adopted so far stays.")

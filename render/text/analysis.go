@@ -94,6 +94,9 @@ func fmtVal(metric string, v *decide.Value) string {
 		return "no record"
 	}
 	s := fmtValue(metric, v.Mean)
+	if v.Low != nil && v.Interval == decide.IntervalRange {
+		return s + fmt.Sprintf(" (%d runs: %s, %s)", v.Runs, strings.Fields(fmtValue(metric, *v.Low))[0], strings.Fields(fmtValue(metric, *v.High))[0])
+	}
 	if v.Low != nil {
 		s += fmt.Sprintf(" [%s, %s]", strings.Fields(fmtValue(metric, *v.Low))[0], strings.Fields(fmtValue(metric, *v.High))[0])
 	}

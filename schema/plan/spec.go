@@ -98,6 +98,14 @@ func (s Spec) Key() string {
 	return hex.EncodeToString(sum[:])
 }
 
+// LoadKey names the configuration at its load, whatever the repeat:
+// the runs of every trial with one LoadKey measure the same thing, and
+// the decisions pool them into one figure.
+func (s Spec) LoadKey() string {
+	s.Repeat = 0
+	return s.Key()
+}
+
 // NewSpec describes configuration c under profile and repeat.
 func NewSpec(s *schema.Study, c Config, argv []string, profile string, repeat int) Spec {
 	return specFor(s, c, argv, s.Profiles[profile], repeat)
