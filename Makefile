@@ -4,7 +4,7 @@ BIN     ?= bin
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo devel)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: all build test vet bench bench-slurm fuzz clean import-seeds site serve site-deps chromium slurm-deps \
+.PHONY: all build test vet bench bench-decide bench-slurm fuzz clean import-seeds site serve site-deps chromium slurm-deps \
 	llamacpp-deps llamacpp-src llamacpp-tools llamacpp-cpu llamacpp-cuda llamacpp-pack llamacpp-flags
 
 all: build
@@ -129,6 +129,12 @@ vet:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+
+# GPU time per decision: a synthetic study of clear and close calls
+# decided with a fixed 6 runs a side and with adaptive repeats {2, 6};
+# prints both GPU times and the runs each step took.
+bench-decide:
+	$(GO) test -count=1 -run '^TestAdaptiveRepeats$$' -v ./execute/decide | grep -E 'GPU time|^(ok|FAIL)'
 
 # Go benchmarks on one core (GOMAXPROCS=1). BenchmarkClient in
 # execute/load prints the client's CPU µs per streamed chunk and the

@@ -124,6 +124,10 @@ func (l *Loader) decode(file, id string, v, orig cue.Value) (*Study, error) {
 	c.profiles()
 	c.runTokens()
 	c.objective()
+	c.repeats([]any{"benchmark", "repeats"}, c.s.Benchmark.Repeats)
+	for i, st := range c.s.Steps {
+		c.repeats([]any{"steps", i, "repeats"}, st.Repeats)
+	}
 	c.boundsAgree()
 	c.boundsMeasured()
 	c.parallelism()
@@ -143,8 +147,8 @@ func (c *checker) defaults() {
 	if s.Hardware.Count == 0 {
 		s.Hardware.Count = 1
 	}
-	if s.Benchmark.Repeats == 0 {
-		s.Benchmark.Repeats = 1
+	if s.Benchmark.Repeats == (Repeats{}) {
+		s.Benchmark.Repeats = Fixed(1)
 	}
 	if s.Benchmark.API == "" {
 		s.Benchmark.API = "chat"

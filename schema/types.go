@@ -211,7 +211,7 @@ type Benchmark struct {
 	API     string  `json:"api,omitempty"`
 	Seed    int     `json:"seed,omitempty"`
 	Warmup  int     `json:"warmup"`
-	Repeats int     `json:"repeats,omitempty"`
+	Repeats Repeats `json:"repeats,omitzero"`
 	Timeout float64 `json:"timeout,omitempty"`
 	Output  struct {
 		MaxTokens int  `json:"maxTokens,omitempty"`
@@ -379,7 +379,7 @@ type Step struct {
 	Engine   string    `json:"engine,omitempty"`
 	Note     *Text     `json:"note,omitempty"`
 	Profiles []string  `json:"profiles,omitempty"`
-	Repeats  int       `json:"repeats,omitempty"`
+	Repeats  Repeats   `json:"repeats,omitzero"`
 	Select   *Select   `json:"select,omitempty"`
 	Variants []Variant `json:"variants,omitempty"`
 	// Quality marks an output-changing step (see #Step in study.cue).

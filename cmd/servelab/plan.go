@@ -42,7 +42,7 @@ func runPlan(e *env, args []string) error {
 		enc.SetEscapeHTML(false)
 		return enc.Encode(p)
 	}
-	return plan.WriteTable(e.stdout, p, s.Benchmark.Repeats > 1)
+	return plan.WriteTable(e.stdout, p, s.Benchmark.Repeats.Max > 1)
 }
 
 // checkPlan prints the trials the plan can run (or will, once earlier

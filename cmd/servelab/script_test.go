@@ -75,6 +75,7 @@ func TestScript(t *testing.T) {
 			"alive":       alive,
 			"unchanged":   unchanged,
 			"zgrep-glob":  zgrepGlob,
+			"replace":     replace,
 		},
 		Condition: func(cond string) (bool, error) {
 			if cond == "echarts" {
@@ -298,4 +299,18 @@ func editRecord(ts *testscript.TestScript, neg bool, args []string) {
 	b = []byte(strings.Replace(string(b), args[1], args[2], 1))
 	ts.Check(os.Remove(files[0]))
 	ts.Check(os.WriteFile(filepath.Join(filepath.Dir(files[0]), store.RunName(b)), b, 0o644))
+}
+
+// replace writes FILE with every OLD replaced by NEW, and fails when
+// there is none.
+func replace(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: replace OLD NEW FILE")
+	}
+	b, err := os.ReadFile(ts.MkAbs(args[2]))
+	ts.Check(err)
+	if !strings.Contains(string(b), args[0]) {
+		ts.Fatalf("replace: no %q in %s", args[0], args[2])
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[2]), []byte(strings.ReplaceAll(string(b), args[0], args[1])), 0o644))
 }

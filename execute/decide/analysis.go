@@ -140,7 +140,7 @@ func Plan(s *schema.Study, rs Records, src Source) (*plan.Plan, error) {
 }
 
 func newDecider(s *schema.Study, rs Records) *decider {
-	return &decider{s: s, runs: rs.Runs, samples: rs.Samples, steps: map[string]*Step{}}
+	return &decider{s: s, runs: rs.Runs, samples: rs.Samples, steps: map[string]*Step{}, level: s.Objective.Confidence}
 }
 
 func planWith(s *schema.Study, runs Runs, d *decider) (*plan.Plan, error) {

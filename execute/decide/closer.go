@@ -100,9 +100,9 @@ func (d *decider) closest(opts []Option, skip int) int {
 // run: a ratio above 1 means a is closer to meeting it.
 func (d *decider) compareViolation(a, b Option) *Comparison {
 	side := func(o Option) Option {
-		v := summarize(o.violations, false, d.s.Objective.Confidence)
+		v := summarize(o.violations, false, d.level)
 		v.Mean = *o.Violation
 		return Option{Variant: o.Variant, Key: o.Key, Value: &v, values: o.violations}
 	}
-	return compareWith(MetricViolation, side(a), side(b), true, d.s.Objective.Confidence)
+	return compareWith(MetricViolation, side(a), side(b), true, d.level)
 }

@@ -24,6 +24,9 @@ type Comparison struct {
 	Interval *[2]float64 `json:"interval,omitempty"`
 	Method   string      `json:"method,omitempty"`
 	Adopt    bool        `json:"adopt"`
+	// Level is the interval's confidence: the study's, or less error per
+	// look in an adaptive step.
+	Level float64 `json:"level"`
 	// RunsA and RunsB count the runs behind each side.
 	RunsA int `json:"runsA"`
 	RunsB int `json:"runsB"`
@@ -47,7 +50,7 @@ type Pair struct {
 // bootstrap of per-request samples where both sides have them and the
 // metric is a per-request quantity, else the run values' t interval.
 func compareWith(metric string, a, b Option, lower bool, conf float64) *Comparison {
-	c := &Comparison{A: a.Variant, B: b.Variant, ValueA: a.Value.Mean, ValueB: b.Value.Mean, RunsA: len(a.values), RunsB: len(b.values)}
+	c := &Comparison{A: a.Variant, B: b.Variant, ValueA: a.Value.Mean, ValueB: b.Value.Mean, RunsA: len(a.values), RunsB: len(b.values), Level: conf}
 	c.Delta = c.ValueA - c.ValueB
 	c.Ratio, c.Gain = ratio(c.ValueA, c.ValueB, lower)
 	if a.requests != nil && b.requests != nil {

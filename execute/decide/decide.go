@@ -134,9 +134,52 @@ type decider struct {
 	samples Samples
 	steps   map[string]*Step
 	byLoad  map[string][]string // record keys by plan.Spec.LoadKey
+	// level is the confidence of the step being decided: the study's,
+	// or, in an adaptive step, the study's error spread over its looks.
+	level float64
 }
 
+// Decide decides one step. In an adaptive step (repeats {min, max}) it
+// asks for one more run a side while the comparison is open, and judges
+// every look at the level that keeps the step's error at the study's:
+// Bonferroni across the max−min+1 looks the step may take.
 func (d *decider) Decide(st schema.Step, inc plan.Candidate, cands []plan.Candidate) plan.Decision {
+	rep := plan.StepRepeats(d.s, st)
+	adaptive := rep.Adaptive() && d.s.Objective.Metric != schema.Capacity
+	d.level = d.s.Objective.Confidence
+	if adaptive {
+		d.level = 1 - (1-d.level)/float64(rep.Looks())
+	}
+	dec := d.decide(st, inc, cands)
+	if adaptive && dec.State == plan.StepDecided {
+		dec.More = d.open(d.steps[st.ID])
+	}
+	return dec
+}
+
+// open reports whether one more run a side could change the step's
+// outcome: its comparison has no noise estimate yet, or is not adopted
+// while its interval still reaches past the adoption threshold.
+func (d *decider) open(out *Step) bool {
+	c, lower := out.SLOComparison, true
+	if c == nil {
+		c, lower = out.Comparison, d.s.Objective.Goal == "min"
+	}
+	if c == nil {
+		return false
+	}
+	if c.Interval == nil {
+		return c.Verdict == NoNoise
+	}
+	adopt, _ := d.rule(c)
+	thr := 1 + d.s.Objective.MinGain
+	if lower {
+		thr = 1 / (1 - d.s.Objective.MinGain)
+	}
+	return !adopt && c.Interval[1] > thr
+}
+
+func (d *decider) decide(st schema.Step, inc plan.Candidate, cands []plan.Candidate) plan.Decision {
 	out := &Step{ID: st.ID, Title: st.Title, Kind: "try", Objective: map[string]*Value{}}
 	if st.IsSelect() {
 		out.Kind = "select"
@@ -379,7 +422,7 @@ func (d *decider) rule(c *Comparison) (bool, string) {
 func (d *decider) detail(c *Comparison, reason string) string {
 	s := fmt.Sprintf("%s vs %s: %.2fx", c.A, c.B, c.Ratio)
 	if c.Interval != nil {
-		s += fmt.Sprintf(" (%.0f %% interval %.2fx to %.2fx)", d.s.Objective.Confidence*100, c.Interval[0], c.Interval[1])
+		s += fmt.Sprintf(" (%.4g %% interval %.2fx to %.2fx)", c.Level*100, c.Interval[0], c.Interval[1])
 	}
 	switch reason {
 	case ReasonSingleRun:
@@ -446,7 +489,7 @@ func (d *decider) best(opts []Option, skip int) int {
 }
 
 func (d *decider) compare(a, b Option) *Comparison {
-	return compareWith(d.s.Objective.Metric, a, b, d.s.Objective.Goal == "min", d.s.Objective.Confidence)
+	return compareWith(d.s.Objective.Metric, a, b, d.s.Objective.Goal == "min", d.level)
 }
 
 func better(a, b float64, lower bool) bool {

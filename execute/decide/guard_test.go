@@ -13,7 +13,7 @@ import (
 // the incumbent stays; a missing guard makes the step invalid.
 func TestGuardBarsAdoption(t *testing.T) {
 	s := &schema.Study{Objective: schema.Objective{Metric: "output_throughput", Goal: "max", MinGain: 0.03, Confidence: 0.95}}
-	d := &decider{s: s}
+	d := &decider{s: s, level: 0.95}
 	opt := func(name string, mean float64, g *Guard) Option {
 		xs := []float64{mean * 0.99, mean, mean * 1.01}
 		v := summarize(xs, false, 0.95)

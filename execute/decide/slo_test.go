@@ -36,7 +36,7 @@ func TestGoodput(t *testing.T) {
 func TestSLOSettlesTry(t *testing.T) {
 	s := &schema.Study{Objective: schema.Objective{Metric: "output_throughput", Goal: "max", MinGain: 0.03, Confidence: 0.95,
 		Constraints: []schema.Bound{bound("ttft.p99", 500)}}}
-	d := &decider{s: s}
+	d := &decider{s: s, level: 0.95}
 	opt := func(name string, thr, ttft float64) Option {
 		v := summarize([]float64{thr}, false, 0.95)
 		o := Option{Variant: name, Value: &v, values: []float64{thr}}
@@ -119,7 +119,7 @@ func sloOpt(name string, thr float64, ttfts ...float64) Option {
 func TestSLOClimbsWhenNoneMeets(t *testing.T) {
 	s := &schema.Study{Objective: schema.Objective{Metric: "output_throughput", Goal: "max", MinGain: 0.03, Confidence: 0.95,
 		Constraints: []schema.Bound{bound("ttft.p90", 100)}}}
-	d := &decider{s: s}
+	d := &decider{s: s, level: 0.95}
 	cases := []struct {
 		inc, v          Option
 		outcome, reason string
@@ -152,7 +152,7 @@ func TestSLOClimbsWhenNoneMeets(t *testing.T) {
 func TestSelectClosestWhenNoneMeets(t *testing.T) {
 	s := &schema.Study{Objective: schema.Objective{Metric: "output_throughput", Goal: "max", MinGain: 0.03, Confidence: 0.95,
 		Constraints: []schema.Bound{bound("ttft.p90", 100)}}}
-	d := &decider{s: s}
+	d := &decider{s: s, level: 0.95}
 	out := &Step{Options: []Option{sloOpt("a", 300, 900, 950, 1000), sloOpt("b", 100, 300, 310, 320), sloOpt("c", 200, 600, 610, 620)}}
 	dec := d.selectOne(out, -1)
 	if out.Outcome != Adopted || out.Reason != ReasonCloserToSLO || dec.Winner != 1 || out.SLOComparison.B != "c" {

@@ -39,8 +39,11 @@ func (b *builder) method() []d.Block {
 	if bm.Warmup > 0 {
 		k.add(d.Para{Text: d.M("Each profile starts with %d warm-up requests, which are not measured.", bm.Warmup)})
 	}
-	if bm.Repeats > 1 {
-		k.add(d.Para{Text: d.M("Each trial is repeated %d times.", bm.Repeats)})
+	switch {
+	case bm.Repeats.Adaptive():
+		k.add(d.Para{Text: d.M("Each trial runs at least %d times and up to %d: while a comparison is still open, each side gets one more run.", bm.Repeats.Min, bm.Repeats.Max)})
+	case bm.Repeats.Min > 1:
+		k.add(d.Para{Text: d.M("Each trial is repeated %d times.", bm.Repeats.Min)})
 	}
 	b.rule(&k)
 	k.h(4, "profiles", d.M("Benchmark profiles"))

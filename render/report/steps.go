@@ -254,6 +254,9 @@ func verdictText(s *schema.Study, c *decide.Comparison) d.Text {
 		return d.M("No noise estimate: each side is a single run without per-request samples, so this difference may be run-to-run variation.")
 	}
 	level := pct(s.Objective.Confidence)
+	if c.Level > 0 {
+		level = pct(c.Level) // an adaptive step's per-look level
+	}
 	lo, hi := times(c.Interval[0]), times(c.Interval[1])
 	switch c.Verdict {
 	case decide.NoDifference:

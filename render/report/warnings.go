@@ -97,7 +97,7 @@ func (b *builder) trialLabel(t *plan.Trial) d.Text {
 		step = d.M("Other benchmark cases")
 	}
 	parts := []d.Text{step, b.variantName(t), ProfileTitle(b.s, t.Profile)}
-	if b.s.Benchmark.Repeats > 1 {
+	if b.s.Benchmark.Repeats.Max > 1 {
 		parts = append(parts, d.M("repeat %d", t.Repeat+1))
 	}
 	return d.Join{Sep: ", ", Parts: parts}

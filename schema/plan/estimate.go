@@ -19,6 +19,9 @@ type Estimate struct {
 	LaunchSeconds    float64 `json:"launchSeconds"`
 	BenchmarkSeconds float64 `json:"benchmarkSeconds"`
 	TotalSeconds     float64 `json:"totalSeconds"`
+	// MaxSeconds is TotalSeconds if every open comparison of an adaptive
+	// step ran to its max repeats; 0 without adaptive steps.
+	MaxSeconds float64 `json:"maxSeconds,omitempty"`
 }
 
 func estimate(s *schema.Study, trials []*Trial) Estimate {
@@ -41,7 +44,38 @@ func estimate(s *schema.Study, trials []*Trial) Estimate {
 	e.Launches = len(launches)
 	e.LaunchSeconds = float64(e.Launches) * s.Estimate.Launch
 	e.TotalSeconds = e.LaunchSeconds + e.BenchmarkSeconds
+	if extra := adaptiveExtra(s, trials); extra > 0 {
+		e.MaxSeconds = e.TotalSeconds + extra
+	}
 	return e
+}
+
+// adaptiveExtra is the GPU time the repeats an adaptive step may still
+// add would take: every option of a step not yet decided run to max,
+// each added repeat its own launch.
+func adaptiveExtra(s *schema.Study, trials []*Trial) float64 {
+	open := map[string]bool{}
+	count := map[string]int{}
+	seconds := map[string]float64{}
+	for _, t := range trials {
+		g := t.Step + "\x00" + t.Variant + "\x00" + t.Profile
+		count[g]++
+		seconds[g] = max(seconds[g], t.Seconds)
+		open[g] = open[g] || t.Status != Cached
+	}
+	extra := 0.0
+	for _, st := range s.Steps {
+		rep := StepRepeats(s, st)
+		if !rep.Adaptive() {
+			continue
+		}
+		for g, n := range count {
+			if open[g] && strings.HasPrefix(g, st.ID+"\x00") && n < rep.Max {
+				extra += float64(rep.Max-n) * (seconds[g] + s.Estimate.Launch)
+			}
+		}
+	}
+	return extra
 }
 
 // LaunchKey names one engine launch: a configuration (engine, version,

@@ -49,6 +49,8 @@ type StepState struct {
 	Adopted string `json:"adopted,omitempty"`
 	// Detail says why a step waits, is invalid or was skipped.
 	Detail string `json:"detail,omitempty"`
+	// Runs is an adaptive step's repeats ("2–6"); "" when fixed.
+	Runs string `json:"runs,omitempty"`
 }
 
 // Step states.
@@ -87,6 +89,10 @@ type Decision struct {
 	Winner int
 	State  string // StepDecided, StepWaiting or StepInvalid
 	Detail string // why the step waits or is invalid
+	// More asks for one more run a side of an adaptive step: the
+	// comparison is still open. The plan adds it while the step's
+	// repeats allow.
+	More bool
 }
 
 // Decider decides a step from its trials' records.
@@ -136,7 +142,7 @@ func (b *builder) steps(p *Plan) (*Config, error) {
 	obj := []string{s.Objective.Profile}
 	inc := Candidate{Variant: "baseline", Config: BaseConfig(s, s.Baseline.Engine)}
 	var err error
-	if inc.Trials, err = b.trials("baseline", "baseline", inc.Config, obj, s.Benchmark.Repeats, true); err != nil {
+	if inc.Trials, err = b.trials("baseline", "baseline", inc.Config, obj, s.Benchmark.Repeats.Min, true); err != nil {
 		return nil, err
 	}
 	decided := true
@@ -146,6 +152,9 @@ func (b *builder) steps(p *Plan) (*Config, error) {
 	engineKnown := true
 	for _, st := range s.Steps {
 		state := StepState{ID: st.ID, Kind: "try"}
+		if rep := StepRepeats(s, st); rep.Adaptive() {
+			state.Runs = rep.String()
+		}
 		if st.IsSelect() {
 			state.Kind = "select"
 		}
@@ -192,24 +201,44 @@ func (b *builder) steps(p *Plan) (*Config, error) {
 func (b *builder) step(st schema.Step, inc Candidate) (Candidate, Decision, error) {
 	profiles := b.stepProfiles(st)
 	waiting := Decision{Winner: -1, State: StepWaiting}
-	cands, err := b.candidates(st, inc, profiles)
-	if err != nil {
-		return inc, waiting, err
+	rep := b.stepRepeats(st)
+	// Adaptive repeats: while the decider finds the comparison open, one
+	// more run a side, up to the step's max.
+	for n := rep.Min; ; n++ {
+		cands, err := b.candidates(st, inc, profiles, n)
+		if err != nil {
+			return inc, waiting, err
+		}
+		// The incumbent was measured on the objective's profile already; a
+		// step that compares on other profiles, or more often, needs it
+		// measured there too.
+		incTrials, err := b.trials(st.ID, "incumbent", inc.Config, profiles, n, false)
+		if err != nil {
+			return inc, waiting, err
+		}
+		d := waiting
+		if b.opt.Decider != nil {
+			d = b.opt.Decider.Decide(st, Candidate{Variant: inc.Variant, Config: inc.Config, Trials: incTrials}, cands)
+		}
+		if d.More && d.State == StepDecided && n < rep.Max {
+			continue
+		}
+		for _, c := range cands {
+			b.occ = append(b.occ, c.Trials...)
+		}
+		if len(st.Profiles) > 0 || n > b.s.Benchmark.Repeats.Min {
+			b.occ = append(b.occ, incTrials...)
+		}
+		return b.adopt(st, inc, cands, d)
 	}
-	// The incumbent was measured on the objective's profile already; a
-	// step that compares on other profiles needs it measured there too.
-	repeats := b.stepRepeats(st)
-	incTrials, err := b.trials(st.ID, "incumbent", inc.Config, profiles, repeats, len(st.Profiles) > 0 || repeats > b.s.Benchmark.Repeats)
-	if err != nil {
-		return inc, waiting, err
-	}
-	if b.opt.Decider == nil {
-		return inc, waiting, nil
-	}
-	d := b.opt.Decider.Decide(st, Candidate{Variant: inc.Variant, Config: inc.Config, Trials: incTrials}, cands)
+}
+
+// adopt applies the decider's decision: the new incumbent (the old one
+// when it is kept).
+func (b *builder) adopt(st schema.Step, inc Candidate, cands []Candidate, d Decision) (Candidate, Decision, error) {
 	w := d.Winner
 	switch {
-	case d.State != StepDecided:
+	case b.opt.Decider == nil || d.State != StepDecided:
 		return inc, d, nil
 	case w >= len(cands) || w < 0 && st.IsSelect():
 		return inc, d, fmt.Errorf("step %s: decider chose candidate %d of %d", st.ID, w, len(cands))
@@ -219,10 +248,10 @@ func (b *builder) step(st schema.Step, inc Candidate) (Candidate, Decision, erro
 	return cands[w], d, nil
 }
 
-func (b *builder) candidates(st schema.Step, inc Candidate, profiles []string) ([]Candidate, error) {
+func (b *builder) candidates(st schema.Step, inc Candidate, profiles []string, n int) ([]Candidate, error) {
 	var cands []Candidate
 	add := func(name string, c Config) error {
-		ts, err := b.trials(st.ID, name, c, profiles, b.stepRepeats(st), true)
+		ts, err := b.trials(st.ID, name, c, profiles, n, false)
 		cands = append(cands, Candidate{Variant: name, Config: c, Trials: ts})
 		return err
 	}
@@ -251,11 +280,17 @@ func variantsOf(st schema.Step) []schema.Variant {
 
 // stepRepeats is how often each of the step's trials runs: the step's
 // own repeats, else the study's.
-func (b *builder) stepRepeats(st schema.Step) int {
-	if st.Repeats > 0 {
+func (b *builder) stepRepeats(st schema.Step) schema.Repeats {
+	return StepRepeats(b.s, st)
+}
+
+// StepRepeats is how often each of st's trials runs: the step's own
+// repeats, else the study's.
+func StepRepeats(s *schema.Study, st schema.Step) schema.Repeats {
+	if st.Repeats != (schema.Repeats{}) {
 		return st.Repeats
 	}
-	return b.s.Benchmark.Repeats
+	return s.Benchmark.Repeats
 }
 
 func (b *builder) stepProfiles(st schema.Step) []string {
@@ -270,14 +305,14 @@ func (b *builder) validation(final *Config) error {
 	if len(s.Validate.Profiles) == 0 {
 		return nil
 	}
-	if _, err := b.trials("validate", "baseline", BaseConfig(s, s.Baseline.Engine), s.Validate.Profiles, s.Benchmark.Repeats, true); err != nil {
+	if _, err := b.trials("validate", "baseline", BaseConfig(s, s.Baseline.Engine), s.Validate.Profiles, s.Benchmark.Repeats.Min, true); err != nil {
 		return err
 	}
 	if final == nil {
-		b.pending("validate", "final", "", nil, s.Validate.Profiles, s.Benchmark.Repeats)
+		b.pending("validate", "final", "", nil, s.Validate.Profiles, s.Benchmark.Repeats.Min)
 		return nil
 	}
-	_, err := b.trials("validate", "final", *final, s.Validate.Profiles, s.Benchmark.Repeats, true)
+	_, err := b.trials("validate", "final", *final, s.Validate.Profiles, s.Benchmark.Repeats.Min, true)
 	return err
 }
 

@@ -378,7 +378,7 @@ func TestLlamaCppKVCacheType(t *testing.T) {
 func TestEstimateLaunchesPerRepeat(t *testing.T) {
 	for repeats, want := range map[int]int{1: 4, 2: 8} {
 		s := load(t, "testdata/ordered.cue")
-		s.Benchmark.Repeats = repeats
+		s.Benchmark.Repeats = schema.Fixed(repeats)
 		p, err := New(s, Options{Decider: scripted{"engine": "sglang", "batch": "16k"}})
 		if err != nil {
 			t.Fatal(err)

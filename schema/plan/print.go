@@ -46,6 +46,9 @@ func WriteTable(w io.Writer, p *Plan, repeats bool) error {
 	fmt.Fprintln(w)
 	for _, st := range p.Steps {
 		line := fmt.Sprintf("step %s (%s): %s", st.ID, st.Kind, st.Status)
+		if st.Runs != "" {
+			line = fmt.Sprintf("step %s (%s, %s runs): %s", st.ID, st.Kind, st.Runs, st.Status)
+		}
 		if st.Status == StepDecided {
 			line += ", " + adoptedText(st)
 		} else if st.Detail != "" {
@@ -58,6 +61,9 @@ func WriteTable(w io.Writer, p *Plan, repeats bool) error {
 		e.Trials, e.Trials-e.Pending-e.Cached, e.Pending, e.Cached)
 	_, err := fmt.Fprintf(w, "estimated GPU time: %s = %d launches × %s + %s of benchmarks (pending trials counted as planned)\n",
 		dur(e.TotalSeconds), e.Launches, dur(e.LaunchSeconds/max(1, float64(e.Launches))), dur(e.BenchmarkSeconds))
+	if err == nil && e.MaxSeconds > 0 {
+		_, err = fmt.Fprintf(w, "with adaptive repeats: %s to %s, as the open comparisons close at min or run to max repeats\n", dur(e.TotalSeconds), dur(e.MaxSeconds))
+	}
 	return err
 }
 

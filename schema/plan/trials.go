@@ -88,12 +88,12 @@ func (b *builder) pendingStep(st schema.Step) {
 	profiles := b.stepProfiles(st)
 	if st.Select != nil && len(st.Select.Engines) > 0 {
 		for _, e := range st.Select.Engines {
-			b.pending(st.ID, e, e, nil, profiles, b.stepRepeats(st))
+			b.pending(st.ID, e, e, nil, profiles, b.stepRepeats(st).Min)
 		}
 		return
 	}
 	for _, v := range variantsOf(st) {
-		b.pending(st.ID, v.Name, st.Engine, &v, profiles, b.stepRepeats(st))
+		b.pending(st.ID, v.Name, st.Engine, &v, profiles, b.stepRepeats(st).Min)
 	}
 }
 
