@@ -30,7 +30,8 @@ var _ = register(Language{
 		".":                               ".",
 
 		// Conclusion.
-		"Each trial runs at least %d times and up to %d: while a comparison is still open, each side gets one more run.": "Каждое испытание выполняется не меньше %d раз и не больше %d: пока сравнение не решено, каждая сторона получает ещё один прогон.",
+		"No significant difference (~): with fewer than three runs a side there is no interval, and the runs of the two sides overlap.": "Значимой разницы нет (~): при меньше чем трёх прогонах с каждой стороны интервала нет, а прогоны двух сторон перекрываются.",
+		"Each trial runs at least %d times and up to %d: while a comparison is still open, each side gets one more run.":                "Каждое испытание выполняется не меньше %d раз и не больше %d: пока сравнение не решено, каждая сторона получает ещё один прогон.",
 		"(%d runs: %s and %s)": "(прогонов: %d; %s и %s)",
 		"No noise estimate: a side has fewer than three runs and no per-request samples, so this difference may be run-to-run variation.": "Оценки шума нет: у одной из сторон меньше трёх прогонов и нет данных по отдельным запросам, поэтому эта разница может быть разбросом между прогонами.",
 		"No interval: a side has fewer than three runs and no per-request samples, so there is no noise estimate.":                        "Интервала нет: у одной из сторон меньше трёх прогонов и нет данных по отдельным запросам, поэтому оценки шума нет.",

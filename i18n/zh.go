@@ -30,7 +30,8 @@ var _ = register(Language{
 		".":                               "。",
 
 		// Conclusion.
-		"Each trial runs at least %d times and up to %d: while a comparison is still open, each side gets one more run.": "每个试验至少运行 %d 次、至多 %d 次：只要比较尚无定论，双方各再运行一次。",
+		"No significant difference (~): with fewer than three runs a side there is no interval, and the runs of the two sides overlap.": "无显著差异（~）：每方少于三次运行，没有区间，且双方的运行结果相互重叠。",
+		"Each trial runs at least %d times and up to %d: while a comparison is still open, each side gets one more run.":                "每个试验至少运行 %d 次、至多 %d 次：只要比较尚无定论，双方各再运行一次。",
 		"(%d runs: %s and %s)": "（%d 次运行：%s 和 %s）",
 		"No noise estimate: a side has fewer than three runs and no per-request samples, so this difference may be run-to-run variation.": "没有噪声估计：有一方的运行少于三次且没有逐请求样本，因此这一差异可能只是多次运行间的波动。",
 		"No interval: a side has fewer than three runs and no per-request samples, so there is no noise estimate.":                        "没有区间：有一方的运行少于三次且没有逐请求样本，因此没有噪声估计。",

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -51,14 +50,5 @@ func runImport(e *env, args []string) error {
 		return err
 	}
 	fmt.Fprintln(e.stdout, res.Message)
-	holdLock()
 	return nil
-}
-
-// holdLock keeps the lock for SERVELAB_LOCK_HOLD (a duration) after the
-// write: a test hook that makes concurrent imports overlap for certain.
-func holdLock() {
-	if d, err := time.ParseDuration(os.Getenv("SERVELAB_LOCK_HOLD")); err == nil {
-		time.Sleep(d)
-	}
 }

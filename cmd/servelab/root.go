@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"sort"
-	"strings"
 
 	"servelab.dev/schema"
 )
@@ -48,9 +47,6 @@ var commands = map[string]command{
 	"version":   {"print the version", runVersion},
 }
 
-// planned are commands of the design that this build does not have yet.
-var planned = map[string]string{}
-
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "devel"
 
@@ -71,6 +67,9 @@ var errReported = errors.New("errors reported")
 // the process exit code.
 func Main(args []string, stdout, stderr io.Writer) int {
 	e := &env{stdout: stdout, stderr: stderr, named: map[string]bool{}}
+	if len(args) == 2 && args[0] == "help" {
+		args = []string{args[1], "-h"} // servelab help CMD: that command's help
+	}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		usage(stdout)
 		if len(args) == 0 {
@@ -81,10 +80,6 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	name := args[0]
 	cmd, ok := commands[name]
 	if !ok {
-		if what, ok := planned[name]; ok {
-			fmt.Fprintf(stderr, "servelab %s: not available in this build (%s is planned, not built yet)\n", name, what)
-			return exitError
-		}
 		fmt.Fprintf(stderr, "servelab: unknown command %q\nRun 'servelab help' for the commands.\n", name)
 		return exitUsage
 	}
@@ -123,18 +118,7 @@ func usage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
 	}
-	if len(planned) > 0 {
-		fmt.Fprintln(w, "\nPlanned, not in this build: "+strings.Join(sortedPlanned(), ", "))
-	}
-}
-
-func sortedPlanned() []string {
-	var out []string
-	for n := range planned {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
+	fmt.Fprintln(w, "\nRun 'servelab help <command>' for a command's flags.")
 }
 
 // newFlags returns a flag set that reports its errors as usage errors

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	cuecmd "cuelang.org/go/cmd/cue/cmd"
 	"github.com/rogpeppe/go-internal/testscript"
@@ -50,6 +51,9 @@ func TestMain(m *testing.M) {
 	simDir = os.Getenv("SERVELAB_SIM_DIR")
 	testscript.Main(m, map[string]func(){
 		"servelab": func() { os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr)) },
+		// hold-lock DIR DURATION WHO: holds a results folder's lock, as
+		// a long import or run would, so scripts can race it for certain.
+		"hold-lock": func() { os.Exit(holdLock(os.Args[1:])) },
 		// Stock cue, built from the pinned module: the same code as `cue`.
 		"cue": func() { os.Exit(cuecmd.Main()) },
 	})
@@ -313,4 +317,25 @@ func replace(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("replace: no %q in %s", args[0], args[2])
 	}
 	ts.Check(os.WriteFile(ts.MkAbs(args[2]), []byte(strings.ReplaceAll(string(b), args[0], args[1])), 0o644))
+}
+
+func holdLock(args []string) int {
+	if len(args) != 3 {
+		fmt.Fprintln(os.Stderr, "usage: hold-lock DIR DURATION WHO")
+		return 2
+	}
+	d, err := time.ParseDuration(args[1])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	unlock, err := store.Open(args[0]).Lock(0, args[2])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Println("holding")
+	time.Sleep(d)
+	unlock()
+	return 0
 }

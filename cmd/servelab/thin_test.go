@@ -18,7 +18,7 @@ import (
 // figures, builds records or documents, or drives engines belongs to a
 // library, where Go callers and unit tests reach it.
 var thin = map[string]string{
-	"main": "entry", "Main": "entry", "usage": "print", "sortedPlanned": "print", "runVersion": "print",
+	"main": "entry", "Main": "entry", "usage": "print", "runVersion": "print",
 	"usageError.Error": "flags", "usageError.Unwrap": "flags", "usagef": "flags", "newFlags": "flags", "parse": "flags",
 
 	"runAnalyze": "command", "runBench": "command", "runCalibrate": "command", "runDiff": "command",
@@ -33,8 +33,6 @@ var thin = map[string]string{
 	"outFormats": "flags", "loopback": "flags",
 	// every command that reads studies and records
 	"loadStudy": "glue", "loadRecords": "glue: names invalid records", "env.skipInvalid": "print",
-	// import
-	"holdLock": "test hook",
 	// run (the bar and the log are execute/event's views of the runner's events)
 	"parseRun": "flags", "parseGPUs": "flags", "clusterOptions": "flags", "invalid": "print",
 	"source": "flags", "selfBinary": "glue", "simBinary": "glue", "fileExists": "glue",

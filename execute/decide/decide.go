@@ -169,7 +169,8 @@ func (d *decider) open(out *Step) bool {
 		return false
 	}
 	if c.Interval == nil {
-		return c.Verdict == NoNoise
+		// More runs give an interval, unless the figures are equal.
+		return c.Ratio != 1 && min(c.RunsA, c.RunsB) < MinRunsT
 	}
 	adopt, _ := d.rule(c)
 	thr := 1 + d.s.Objective.MinGain

@@ -3,6 +3,8 @@ package decide
 import (
 	"math"
 	"slices"
+
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // MinRunsT is the fewest runs a side a t interval is computed from: with
@@ -77,76 +79,9 @@ func stddev(xs []float64) float64 {
 
 func variance(xs []float64) float64 { s := stddev(xs); return s * s }
 
-// tQuantile is the p quantile of Student's t with df degrees of freedom,
-// found by bisection on its distribution function.
+// tQuantile is the p quantile of Student's t with df degrees of freedom.
 func tQuantile(p, df float64) float64 {
-	lo, hi := 0.0, 1e4
-	for range 200 {
-		mid := (lo + hi) / 2
-		if tCDF(mid, df) < p {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return (lo + hi) / 2
-}
-
-// tCDF is P(T ≤ t) for t ≥ 0: 1 − I_x(df/2, 1/2)/2 with x = df/(df+t²).
-func tCDF(t, df float64) float64 {
-	return 1 - 0.5*betaInc(df/2, 0.5, df/(df+t*t))
-}
-
-// betaInc is the regularised incomplete beta function I_x(a, b), by its
-// continued fraction (modified Lentz), using the symmetry
-// I_x(a,b) = 1 − I_{1−x}(b,a) where the fraction converges slowly.
-func betaInc(a, b, x float64) float64 {
-	switch {
-	case x <= 0:
-		return 0
-	case x >= 1:
-		return 1
-	}
-	la, _ := math.Lgamma(a + b)
-	lb, _ := math.Lgamma(a)
-	lc, _ := math.Lgamma(b)
-	front := math.Exp(la - lb - lc + a*math.Log(x) + b*math.Log(1-x))
-	if x > (a+1)/(a+b+2) {
-		return 1 - front*betaFrac(b, a, 1-x)/b
-	}
-	return front * betaFrac(a, b, x) / a
-}
-
-func betaFrac(a, b, x float64) float64 {
-	const tiny = 1e-300
-	c, d := 1.0, 1-(a+b)*x/(a+1)
-	if math.Abs(d) < tiny {
-		d = tiny
-	}
-	d = 1 / d
-	f := d
-	for m := 1; m <= 300; m++ {
-		fm := float64(m)
-		for _, num := range []float64{
-			fm * (b - fm) * x / ((a + 2*fm - 1) * (a + 2*fm)),
-			-(a + fm) * (a + b + fm) * x / ((a + 2*fm) * (a + 2*fm + 1)),
-		} {
-			d = 1 + num*d
-			if math.Abs(d) < tiny {
-				d = tiny
-			}
-			c = 1 + num/c
-			if math.Abs(c) < tiny {
-				c = tiny
-			}
-			d = 1 / d
-			f *= c * d
-		}
-		if math.Abs(c*d-1) < 1e-14 {
-			break
-		}
-	}
-	return f
+	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(p)
 }
 
 // welchDF is the Welch–Satterthwaite degrees of freedom of a difference
@@ -171,9 +106,14 @@ const (
 // runRatio compares run values a (the candidate) with b (the reference)
 // by Welch's t interval on their logarithms, which is an interval of the
 // ratio of their geometric means. ratio ≥ 1 means a is better. With
-// fewer than MinRunsT runs on either side there is no noise estimate.
+// fewer than MinRunsT runs on either side there is no interval: sides
+// whose runs overlap are no significant difference, and otherwise there
+// is no noise estimate.
 func runRatio(a, b []float64, lower bool, conf float64) (string, *[2]float64) {
 	if len(a) < MinRunsT || len(b) < MinRunsT || !positive(a) || !positive(b) {
+		if len(a) > 0 && len(b) > 0 && len(a)+len(b) > 2 && overlap(a, b) {
+			return NoDifference, nil
+		}
 		return NoNoise, nil
 	}
 	la, lb := logs(a), logs(b)
@@ -185,6 +125,12 @@ func runRatio(a, b []float64, lower bool, conf float64) (string, *[2]float64) {
 	h := tQuantile(0.5+conf/2, welchDF(va, vb, len(la), len(lb))) * math.Sqrt(va+vb)
 	iv := [2]float64{math.Exp(d - h), math.Exp(d + h)}
 	return fromInterval(iv), &iv
+}
+
+// overlap reports whether the runs of a and b overlap: the range of one
+// side meets the range of the other.
+func overlap(a, b []float64) bool {
+	return slices.Min(a) <= slices.Max(b) && slices.Min(b) <= slices.Max(a)
 }
 
 // fromInterval reads a verdict off an interval of the ratio (≥ 1 when

@@ -53,7 +53,7 @@ func tradeoffs(rows []ValidationRow, minGain float64) []Tradeoff {
 			if chunky && strings.HasPrefix(r.Metric, "itl.") {
 				continue
 			}
-			if r.Verdict == NoDifference && r.Interval != nil || r.RatioRange != nil && r.RatioRange[1] >= 1 {
+			if r.Verdict == NoDifference || r.RatioRange != nil && r.RatioRange[1] >= 1 {
 				continue
 			}
 			out = appendWorse(out, row.Profile, r.Metric, r.Baseline.Mean, r.Final.Mean, minGain)

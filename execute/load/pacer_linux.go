@@ -3,9 +3,9 @@ package load
 import (
 	"context"
 	"os"
-	"syscall"
 	"time"
-	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // timerfd sleeps on a Linux timerfd read through the netpoller: the
@@ -14,24 +14,23 @@ import (
 // timer is up to a millisecond late.
 type timerfd struct {
 	f   *os.File
-	fd  uintptr
+	fd  int
 	buf [8]byte
 }
 
 func newTimerfd() (*timerfd, error) {
-	const clockMonotonic = 1
-	fd, _, e := syscall.Syscall(syscall.SYS_TIMERFD_CREATE, clockMonotonic, syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
-	if e != 0 {
-		return nil, e
+	fd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
+	if err != nil {
+		return nil, err
 	}
 	// A non-blocking descriptor given to os.NewFile is registered with the
 	// netpoller, so Read parks the goroutine and honours deadlines.
-	return &timerfd{f: os.NewFile(fd, "timerfd"), fd: fd}, nil
+	return &timerfd{f: os.NewFile(uintptr(fd), "timerfd"), fd: fd}, nil
 }
 
 func (t *timerfd) sleep(ctx context.Context, d time.Duration) bool {
-	spec := [2]syscall.Timespec{{}, syscall.NsecToTimespec(int64(d))} // interval, value
-	if _, _, e := syscall.Syscall6(syscall.SYS_TIMERFD_SETTIME, t.fd, 0, uintptr(unsafe.Pointer(&spec)), 0, 0, 0); e != 0 {
+	spec := unix.ItimerSpec{Value: unix.NsecToTimespec(int64(d))}
+	if err := unix.TimerfdSettime(t.fd, 0, &spec, nil); err != nil {
 		return goSleeper{}.sleep(ctx, d)
 	}
 	stop := context.AfterFunc(ctx, func() { t.f.SetReadDeadline(time.Unix(1, 0)) })

@@ -247,6 +247,9 @@ func pairText(name string, p *decide.Pair) d.Text {
 }
 
 func verdictText(s *schema.Study, c *decide.Comparison) d.Text {
+	if c.Interval == nil && c.Verdict == decide.NoDifference && max(c.RunsA, c.RunsB) > 1 {
+		return d.M("No significant difference (~): with fewer than three runs a side there is no interval, and the runs of the two sides overlap.")
+	}
 	if c.Interval == nil && max(c.RunsA, c.RunsB) > 1 {
 		return d.M("No noise estimate: a side has fewer than three runs and no per-request samples, so this difference may be run-to-run variation.")
 	}
