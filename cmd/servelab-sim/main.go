@@ -1,51 +1,53 @@
 // Command servelab-sim is an engine stand-in for tests and for machines
-// without a GPU: a real OpenAI-compatible streaming server on loopback
-// that takes the command lines servelab launches for vLLM, SGLang and
-// TensorRT-LLM, and generates tokens on a deterministic timing model
-// with continuous batching.
+// without a GPU: execute/sim's simulated engine on loopback, taking the
+// command lines servelab launches for vLLM, SGLang and TensorRT-LLM.
 //
 //	servelab-sim vllm serve MODEL [--port N] [engine flags...]
 //	servelab-sim python3 -m sglang.launch_server --model-path MODEL [--port N] ...
 //	servelab-sim trtllm-serve MODEL [--port N] ...
 //
-// The timing model: a step of the engine loop takes
-// step + stepPerSeq × running sequences, plus prefill × new prompt
-// tokens (not counting a prefix seen before when prefix caching is on);
-// each running sequence gains one token per step, more with speculative
-// decoding (accepted = 60 % of the drafted tokens); FP8 weights make a
-// step 30 % shorter. SERVELAB_SIM_TIMING overrides the constants
-// ("step=6ms,per-seq=50us,prefill=20us"). SERVELAB_SIM_FAULT injects
-// faults: crash, unhealthy, slow-start=2s, http500=0.1, cut=0.1, stall=0.1,
-// exit-after=N (dies after N requests), endless-line (every stream is one
-// data line that never ends, until the client hangs up).
-//
-// The prefix cache is an LRU over blocks of 16 tokens with a size limit
-// (vLLM's --num-gpu-blocks-override or SGLang's --max-total-tokens, else
-// 128 Ki tokens scaled by --gpu-memory-utilization and doubled by an FP8
-// KV cache), on by default for vLLM and SGLang and switched by their
-// flags (--enable-prefix-caching, --no-enable-prefix-caching,
-// --disable-radix-cache); the engines' reset endpoints empty it. With
-// vLLM's --enable-prompt-tokens-details or SGLang's --enable-cache-report
-// each request's usage carries prompt_tokens_details.cached_tokens.
-//
-// Its /metrics speaks vLLM V1's metric names (running and waiting
-// requests, KV-cache usage, prefix-cache queries and hits, speculative
-// drafts and accepted tokens) in the Prometheus text format, so the
-// client's scraper is tested against the names it reads on a real engine.
+// A launched engine takes its settings from its command line and its
+// environment only, so the simulator's own come from the environment:
+// SERVELAB_SIM_TIMING overrides the timing model's constants
+// ("step=6ms,per-seq=50us,prefill=20us") and SERVELAB_SIM_FAULT injects
+// faults (crash, unhealthy, slow-start=2s, http500=0.1, cut=0.1,
+// stall=0.1, exit-after=N, endless-line); see execute/sim. --port 0
+// takes a port the kernel picks, printed in the start-up line.
 package main
 
 import (
 	"fmt"
+	"net"
+	"net/http"
 	"os"
+	"strconv"
+
+	"servelab.dev/execute/sim"
 )
 
 func main() {
-	cfg, err := parseArgs(os.Args[1:], os.Getenv)
+	c, err := sim.Parse(os.Args[1:], os.Getenv("SERVELAB_SIM_TIMING"), os.Getenv("SERVELAB_SIM_FAULT"))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "servelab-sim:", err)
 		os.Exit(2)
 	}
-	if err := serve(cfg); err != nil {
+	c.DevMode = os.Getenv("VLLM_SERVER_DEV_MODE") == "1"
+	c.Devices = os.Getenv("CUDA_VISIBLE_DEVICES")
+	if c.Faults.Crash {
+		fmt.Fprintln(os.Stderr, sim.CrashMessage)
+		os.Exit(3)
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(c.Host, strconv.Itoa(c.Port)))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "servelab-sim:", err)
+		os.Exit(1)
+	}
+	s := sim.New(c, func(msg string) {
+		fmt.Fprintln(os.Stderr, msg)
+		os.Exit(4)
+	})
+	fmt.Fprintln(os.Stderr, s.Banner(ln.Addr()))
+	if err := http.Serve(ln, s.Handler()); err != nil {
 		fmt.Fprintln(os.Stderr, "servelab-sim:", err)
 		os.Exit(1)
 	}

@@ -1,4 +1,4 @@
-package main
+package sim
 
 import (
 	"fmt"
@@ -37,7 +37,7 @@ func TestAcceptsSeedCommands(t *testing.T) {
 			if tr.Argv == nil {
 				continue
 			}
-			c, err := parseArgs(append(tr.Argv, "--port", "8123"), func(string) string { return "" })
+			c, err := Parse(append(tr.Argv, "--port", "8123"), "", "")
 			if err != nil {
 				t.Errorf("%s/%s: %v", tr.Step, tr.Variant, err)
 				continue
@@ -50,27 +50,22 @@ func TestAcceptsSeedCommands(t *testing.T) {
 }
 
 func TestFlagEffectsParsed(t *testing.T) {
-	c, err := parseArgs([]string{"python3", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen3-8B-FP8",
-		"--speculative-algorithm", "EAGLE3", "--speculative-num-draft-tokens", "16", "--max-running-requests", "8", "--disable-radix-cache"}, func(string) string { return "" })
+	c, err := Parse([]string{"python3", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen3-8B-FP8",
+		"--speculative-algorithm", "EAGLE3", "--speculative-num-draft-tokens", "16", "--max-running-requests", "8", "--disable-radix-cache"}, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !c.FP8 || c.SpecTokens != 16 || c.Slots != 8 || c.PrefixCache {
 		t.Errorf("%+v", c)
 	}
-	c, _ = parseArgs([]string{"vllm", "serve", "m", `--speculative-config={"method":"mtp","num_speculative_tokens":1}`, "--no-enable-prefix-caching"}, func(string) string { return "" })
+	c, _ = Parse([]string{"vllm", "serve", "m", `--speculative-config={"method":"mtp","num_speculative_tokens":1}`, "--no-enable-prefix-caching"}, "", "")
 	if c.SpecTokens != 1 || c.PrefixCache {
 		t.Errorf("%+v", c)
 	}
-	if _, err := parseArgs([]string{"vllm", "serve", "m", "--max-num-seqs", "x"}, func(string) string { return "" }); err == nil {
+	if _, err := Parse([]string{"vllm", "serve", "m", "--max-num-seqs", "x"}, "", ""); err == nil {
 		t.Error("bad --max-num-seqs accepted")
 	}
-	if _, err := parseArgs([]string{"vllm", "serve", "m"}, func(k string) string {
-		if k == "SERVELAB_SIM_FAULT" {
-			return "explode"
-		}
-		return ""
-	}); err == nil {
+	if _, err := Parse([]string{"vllm", "serve", "m"}, "", "explode"); err == nil {
 		t.Error("unknown fault accepted")
 	}
 }
@@ -86,7 +81,7 @@ func TestPrefixCache(t *testing.T) {
 		s := &seq{prompt: words}
 		return e.uncached(s), s.cached
 	}
-	on := newEngine(&config{PrefixCache: true, CacheBlocks: 100})
+	on := newEngine(&Config{PrefixCache: true, CacheBlocks: 100})
 	a, _ := req(on)
 	b, cached := req(on)
 	if a != 40 || b != 8 || cached != 32 {
@@ -96,7 +91,7 @@ func TestPrefixCache(t *testing.T) {
 	if a, _ := req(on); a != 40 {
 		t.Errorf("after a reset: %d uncached, want 40", a)
 	}
-	off := newEngine(&config{})
+	off := newEngine(&Config{})
 	a, _ = req(off)
 	b, _ = req(off)
 	if a != 40 || b != 40 {
@@ -142,14 +137,14 @@ func TestCacheSize(t *testing.T) {
 		{[]string{"vllm", "serve", "m", "--num-gpu-blocks-override", "100"}, 100},
 		{[]string{"python3", "-m", "sglang.launch_server", "--model-path", "m", "--max-total-tokens", "1600"}, 100},
 	} {
-		c, err := parseArgs(tc.args, func(string) string { return "" })
+		c, err := Parse(tc.args, "", "")
 		if err != nil || c.CacheBlocks != tc.want {
 			t.Errorf("%q: %d blocks (%v), want %d", tc.args, c.CacheBlocks, err, tc.want)
 		}
 	}
 }
 
-// FuzzParseArgs: no command line or environment makes the simulator's
+// FuzzParseArgs: no command line, timing or faults make the simulator's
 // parser panic, and what it accepts is within its model's bounds.
 func FuzzParseArgs(f *testing.F) {
 	f.Add("vllm\x00serve\x00m/m\x00--port=8000\x00--max-num-seqs=16", "step=6ms", "http500=0.1")
@@ -157,13 +152,7 @@ func FuzzParseArgs(f *testing.F) {
 	f.Add("trtllm-serve\x00m\x00--max_batch_size\x000", "per-seq=-1s", "exit-after=-1")
 	f.Add("vllm\x00serve\x00m\x00--speculative-config\x00{\"num_speculative_tokens\":99999}\x00--port=70000", "", "")
 	f.Fuzz(func(t *testing.T, line, timing, faults string) {
-		env := func(k string) string {
-			if k == "SERVELAB_SIM_TIMING" {
-				return timing
-			}
-			return faults
-		}
-		c, err := parseArgs(strings.Split(line, "\x00"), env)
+		c, err := Parse(strings.Split(line, "\x00"), timing, faults)
 		if err != nil {
 			return
 		}
@@ -178,11 +167,11 @@ func FuzzParseArgs(f *testing.F) {
 // about a quarter under FP8 weights, an eighth under an FP8 KV cache,
 // always the same ones, and none at full precision.
 func TestWordUnderQuantisation(t *testing.T) {
-	full, w8, kv8 := &config{}, &config{FP8: true}, &config{KVFP8: true}
-	changed := map[*config]int{}
+	full, w8, kv8 := &Config{}, &Config{FP8: true}, &Config{KVFP8: true}
+	changed := map[*Config]int{}
 	for i := range 800 {
 		p := strings.Fields(fmt.Sprintf("prompt %d of the guard", i))
-		for _, c := range []*config{full, w8, kv8} {
+		for _, c := range []*Config{full, w8, kv8} {
 			if c.word(p) != full.word(p) || c.word(p) != c.word(p) {
 				changed[c]++
 			}

@@ -1,4 +1,4 @@
-package main
+package sim
 
 import (
 	"encoding/json"
@@ -9,8 +9,9 @@ import (
 	"time"
 )
 
-// config is what the command line and environment say.
-type config struct {
+// Config is the simulated engine: what its command line says, the timing
+// model's constants and the faults to inject.
+type Config struct {
 	Kind, Model, Host string
 	Port              int
 	Slots             int
@@ -26,11 +27,20 @@ type config struct {
 	ReportCached bool
 	Step, PerSeq time.Duration
 	Prefill      time.Duration // per prompt token
-	Faults       faults
+	Faults       Faults
 	Flags        map[string]string
+	// DevMode serves vLLM's development endpoints (its prefix-cache
+	// reset), as VLLM_SERVER_DEV_MODE=1 does; Devices is the GPUs the
+	// launcher gave (CUDA_VISIBLE_DEVICES), printed at start-up.
+	DevMode bool
+	Devices string
 }
 
-type faults struct {
+// Faults are what the simulated engine does wrong: crash at start, never
+// become healthy, start slowly, answer HTTP 500, cut or stall streams (a
+// share of requests each), die after some requests, or stream one line
+// that never ends.
+type Faults struct {
 	Crash, Unhealthy    bool
 	SlowStart           time.Duration
 	HTTP500, Cut, Stall float64
@@ -51,8 +61,12 @@ var switches = map[string]bool{
 // KV: 128 Ki tokens, some 18 GiB of an 8B model's KV cache.
 const defaultCacheTokens = 128 << 10
 
-func parseArgs(args []string, env func(string) string) (*config, error) {
-	c := &config{Host: "127.0.0.1", Port: 8000, Step: 6 * time.Millisecond, PerSeq: 50 * time.Microsecond,
+// Parse reads an engine command line (vllm serve, sglang.launch_server,
+// trtllm-serve) with the timing model's constants ("step=6ms,
+// per-seq=50us,prefill=20us") and the faults to inject ("crash",
+// "http500=0.1", ...), each "" for none.
+func Parse(args []string, timing, faults string) (*Config, error) {
+	c := &Config{Host: "127.0.0.1", Port: 8000, Step: 6 * time.Millisecond, PerSeq: 50 * time.Microsecond,
 		Prefill: 20 * time.Microsecond, Flags: map[string]string{}}
 	rest, err := c.engine(args)
 	if err != nil {
@@ -67,10 +81,10 @@ func parseArgs(args []string, env func(string) string) (*config, error) {
 	if c.Model == "" {
 		return nil, fmt.Errorf("no model in %q", strings.Join(args, " "))
 	}
-	if err := c.timing(env("SERVELAB_SIM_TIMING")); err != nil {
+	if err := c.timing(timing); err != nil {
 		return nil, err
 	}
-	if err := c.faults(env("SERVELAB_SIM_FAULT")); err != nil {
+	if err := c.faults(faults); err != nil {
 		return nil, err
 	}
 	return c, c.bounds()
@@ -78,7 +92,7 @@ func parseArgs(args []string, env func(string) string) (*config, error) {
 
 // bounds keeps every number the simulator was given in the range its
 // model and the OS accept.
-func (c *config) bounds() error {
+func (c *Config) bounds() error {
 	switch {
 	case c.Port < 0 || c.Port > 65535:
 		return fmt.Errorf("--port %d: want 1 to 65535, or 0 for one the kernel picks (printed on stderr)", c.Port)
@@ -106,7 +120,7 @@ func (c *config) bounds() error {
 }
 
 // engine recognises the launch words of each engine kind.
-func (c *config) engine(args []string) ([]string, error) {
+func (c *Config) engine(args []string) ([]string, error) {
 	switch {
 	case len(args) >= 3 && args[0] == "vllm" && args[1] == "serve":
 		c.Kind, c.Model = "vllm", args[2]
@@ -126,7 +140,7 @@ func (c *config) engine(args []string) ([]string, error) {
 }
 
 // flags reads --k=v, --k v and switches, normalising _ to -.
-func (c *config) flags(args []string) error {
+func (c *Config) flags(args []string) error {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if !strings.HasPrefix(a, "-") {
@@ -149,7 +163,7 @@ func (c *config) flags(args []string) error {
 }
 
 // apply reads the flags that change the timing model.
-func (c *config) apply() error {
+func (c *Config) apply() error {
 	f := c.Flags
 	if v, ok := f["model-path"]; ok {
 		c.Model = v
@@ -188,7 +202,7 @@ func (c *config) apply() error {
 // vLLM's --num-gpu-blocks-override (blocks) or SGLang's --max-total-tokens
 // when given, else the default scaled by vLLM's --gpu-memory-utilization
 // (against 0.9) and doubled by an FP8 KV cache.
-func (c *config) cacheSize() error {
+func (c *Config) cacheSize() error {
 	f := c.Flags
 	c.ReportCached = f["enable-prompt-tokens-details"] == "true" || f["enable-cache-report"] == "true"
 	if _, ok := f["num-gpu-blocks-override"]; ok {
@@ -216,7 +230,7 @@ func (c *config) cacheSize() error {
 	return nil
 }
 
-func (c *config) speculative() error {
+func (c *Config) speculative() error {
 	if js, ok := c.Flags["speculative-config"]; ok {
 		var sc struct {
 			N int `json:"num_speculative_tokens"`
@@ -249,7 +263,7 @@ func intFlag(f map[string]string, def int, names ...string) (int, error) {
 	return def, nil
 }
 
-func (c *config) timing(spec string) error {
+func (c *Config) timing(spec string) error {
 	for _, kv := range fields(spec) {
 		k, v, _ := strings.Cut(kv, "=")
 		d, err := time.ParseDuration(v)
@@ -270,7 +284,7 @@ func (c *config) timing(spec string) error {
 	return nil
 }
 
-func (c *config) faults(spec string) error {
+func (c *Config) faults(spec string) error {
 	for _, kv := range fields(spec) {
 		k, v, _ := strings.Cut(kv, "=")
 		var err error
@@ -316,7 +330,7 @@ func fields(s string) []string {
 // simulator answers a fixed share of prompts differently when the
 // weights (a quarter of them) or the KV cache (an eighth) are FP8, so a
 // study's quality guard has something to measure.
-func (c *config) word(prompt []string) string {
+func (c *Config) word(prompt []string) string {
 	h := fnv.New32a()
 	for _, w := range prompt {
 		h.Write([]byte(w))

@@ -1,4 +1,4 @@
-package main
+package sim
 
 import (
 	"runtime"
@@ -20,7 +20,7 @@ type seq struct {
 // engine runs the continuous-batching loop: admit waiting sequences up
 // to the slot limit, run one step, hand each running sequence its tokens.
 type engine struct {
-	cfg     *config
+	cfg     *Config
 	mu      sync.Mutex
 	waiting []*seq
 	running []*seq
@@ -40,7 +40,7 @@ type stats struct {
 // sequence slot. A running sequence holds its prompt and its output.
 const kvTokensPerSlot = 2048
 
-func newEngine(c *config) *engine {
+func newEngine(c *Config) *engine {
 	e := &engine{cfg: c, wake: make(chan struct{}, 1)}
 	if c.PrefixCache {
 		e.cache = newPrefixCache(c.CacheBlocks)

@@ -1,4 +1,4 @@
-package main
+package sim
 
 import (
 	"bytes"
@@ -6,40 +6,51 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 )
 
-type server struct {
-	cfg     *config
+// Server is a simulated engine behind the OpenAI-compatible HTTP API the
+// engines serve: health, models, tokenize, completions and chat
+// completions (streamed or whole), Prometheus metrics, and the prefix
+// cache's reset.
+type Server struct {
+	cfg     *Config
 	eng     *engine
 	ready   atomic.Bool
 	counter atomic.Int64
 	resets  atomic.Int64
+	fatal   func(msg string)
 }
 
-func serve(c *config) error {
-	if c.Faults.Crash {
-		// What a real engine prints before dying, so the launcher's log
-		// tail has something to show.
-		fmt.Fprintln(os.Stderr, "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB (simulated crash)")
-		os.Exit(3)
-	}
-	s := &server{cfg: c, eng: newEngine(c)}
+// CrashMessage is what a real engine prints before dying of the crash
+// fault, so the launcher's log tail has something to show.
+const CrashMessage = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB (simulated crash)"
+
+// New starts c's engine loop. It becomes healthy after the slow-start
+// fault, never with the unhealthy one; fatal is called with what a real
+// engine prints when the exit-after fault kills it, and must not return.
+func New(c *Config, fatal func(msg string)) *Server {
+	s := &Server{cfg: c, eng: newEngine(c), fatal: fatal}
 	go s.eng.loop()
-	ln, err := net.Listen("tcp", net.JoinHostPort(c.Host, strconv.Itoa(c.Port)))
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(os.Stderr, "servelab-sim: %s %s on http://%s (slots %d, speculative %d, fp8 %v, prefix cache %v of %d blocks, CUDA_VISIBLE_DEVICES=%q)\n",
-		c.Kind, c.Model, ln.Addr(), c.Slots, c.SpecTokens, c.FP8, c.PrefixCache, c.CacheBlocks, os.Getenv("CUDA_VISIBLE_DEVICES"))
 	go func() {
 		time.Sleep(c.Faults.SlowStart)
 		s.ready.Store(!c.Faults.Unhealthy)
 	}()
+	return s
+}
+
+// Banner is the start-up line, naming the address it listens on.
+func (s *Server) Banner(addr net.Addr) string {
+	c := s.cfg
+	return fmt.Sprintf("servelab-sim: %s %s on http://%s (slots %d, speculative %d, fp8 %v, prefix cache %v of %d blocks, CUDA_VISIBLE_DEVICES=%q)",
+		c.Kind, c.Model, addr, c.Slots, c.SpecTokens, c.FP8, c.PrefixCache, c.CacheBlocks, c.Devices)
+}
+
+// Handler serves the engine's HTTP API.
+func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/health", s.health)
 	mux.HandleFunc("/v1/models", s.models)
@@ -49,22 +60,22 @@ func serve(c *config) error {
 	mux.HandleFunc("/v1/chat/completions", s.complete)
 	// The engines' prefix-cache reset endpoints: vLLM serves its own only
 	// in development mode, as the real server does.
-	if c.Kind == "sglang" {
+	if s.cfg.Kind == "sglang" {
 		mux.HandleFunc("POST /flush_cache", s.resetCache)
-	} else if os.Getenv("VLLM_SERVER_DEV_MODE") == "1" {
+	} else if s.cfg.DevMode {
 		mux.HandleFunc("POST /reset_prefix_cache", s.resetCache)
 	}
-	return http.Serve(ln, mux)
+	return mux
 }
 
 // resetCache empties the prefix cache and counts resets.
-func (s *server) resetCache(w http.ResponseWriter, _ *http.Request) {
+func (s *Server) resetCache(w http.ResponseWriter, _ *http.Request) {
 	s.eng.resetCache()
 	s.resets.Add(1)
 	w.WriteHeader(http.StatusOK)
 }
 
-func (s *server) health(w http.ResponseWriter, _ *http.Request) {
+func (s *Server) health(w http.ResponseWriter, _ *http.Request) {
 	if !s.ready.Load() {
 		http.Error(w, "starting", http.StatusServiceUnavailable)
 		return
@@ -72,14 +83,14 @@ func (s *server) health(w http.ResponseWriter, _ *http.Request) {
 	w.WriteHeader(http.StatusOK)
 }
 
-func (s *server) models(w http.ResponseWriter, _ *http.Request) {
+func (s *Server) models(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, map[string]any{"object": "list", "data": []map[string]any{{"id": s.cfg.Model, "object": "model", "owned_by": "servelab-sim"}}})
 }
 
 // metrics exposes, in the Prometheus text format, the gauges and
 // counters of vLLM's V1 engine that servelab scrapes (same names and
 // meanings), and the simulator's own counters for tests.
-func (s *server) metrics(w http.ResponseWriter, _ *http.Request) {
+func (s *Server) metrics(w http.ResponseWriter, _ *http.Request) {
 	e := s.eng
 	e.mu.Lock()
 	running, waiting, kv, st, peak := len(e.running), len(e.waiting), e.kvUsage(), e.stats, e.peak
@@ -105,7 +116,7 @@ func (s *server) metrics(w http.ResponseWriter, _ *http.Request) {
 // tokens is the simulator's tokenizer: whitespace-separated words.
 func tokens(text string) []string { return strings.Fields(text) }
 
-func (s *server) tokenize(w http.ResponseWriter, r *http.Request) {
+func (s *Server) tokenize(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		Prompt string `json:"prompt"`
 	}
@@ -165,11 +176,10 @@ func hit(n int64, f float64) bool {
 	return f > 0 && int64(float64(n+1)*f) > int64(float64(n)*f)
 }
 
-func (s *server) complete(w http.ResponseWriter, r *http.Request) {
+func (s *Server) complete(w http.ResponseWriter, r *http.Request) {
 	n := s.counter.Add(1) - 1
 	if x := s.cfg.Faults.ExitAfter; x > 0 && n >= int64(x) {
-		fmt.Fprintln(os.Stderr, "RuntimeError: CUDA error: an illegal memory access was encountered (simulated)")
-		os.Exit(4)
+		s.fatal("RuntimeError: CUDA error: an illegal memory access was encountered (simulated)")
 	}
 	var req request
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
@@ -196,7 +206,7 @@ func (s *server) complete(w http.ResponseWriter, r *http.Request) {
 
 // whole answers a request without streaming (the quality guard's greedy
 // decode): the same engine time, one JSON body at the end.
-func (s *server) whole(w http.ResponseWriter, r *http.Request, req *request, n int64) {
+func (s *Server) whole(w http.ResponseWriter, r *http.Request, req *request, n int64) {
 	sq := s.start(req)
 	defer close(sq.cancel)
 	sent := 0
@@ -216,7 +226,7 @@ func (s *server) whole(w http.ResponseWriter, r *http.Request, req *request, n i
 
 // usage is a request's usage object, with its cached prompt tokens when
 // the engine's flag asks for them.
-func (s *server) usage(sq *seq, sent int) map[string]any {
+func (s *Server) usage(sq *seq, sent int) map[string]any {
 	u := map[string]any{"prompt_tokens": len(sq.prompt), "completion_tokens": sent, "total_tokens": len(sq.prompt) + sent}
 	if s.cfg.ReportCached {
 		u["prompt_tokens_details"] = map[string]int{"cached_tokens": sq.cached}
@@ -226,7 +236,7 @@ func (s *server) usage(sq *seq, sent int) map[string]any {
 
 // start submits a request's sequence to the engine; the caller closes
 // its cancel channel when done with it.
-func (s *server) start(req *request) *seq {
+func (s *Server) start(req *request) *seq {
 	max := req.MaxTokens
 	if req.MaxCompletion > 0 {
 		max = req.MaxCompletion
@@ -239,7 +249,7 @@ func (s *server) start(req *request) *seq {
 	return sq
 }
 
-func (s *server) stream(w http.ResponseWriter, r *http.Request, req *request, n int64) {
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, req *request, n int64) {
 	sq := s.start(req)
 	defer close(sq.cancel)
 	prompt := sq.prompt
