@@ -14,6 +14,11 @@ build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/servelab-sim ./cmd/servelab-sim
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/servelab-gguf ./cmd/servelab-gguf
 
+# The packages with concurrency (client, drivers, engines, store, runner,
+# simulator) run under the race detector, beside the rest.
+RACE_PKGS := ./execute/load/ ./execute/dataset/ ./execute/engine/... ./execute/store/ ./execute/event/ ./execute/runner/ ./execute/sim/
+RACE_RE   := servelab.dev/execute/(load|dataset|engine|engine/llamacpp|engine/llamacpp/gen|store|event|runner|sim)$$
+
 # The test command the README and .ci/run use. It installs what the site
 # and browser tests need (npm echarts from the lockfile; Debian's
 # chromium when missing and installable) and then requires both, so the
@@ -25,7 +30,9 @@ test: vet site-deps chromium slurm-deps llamacpp-cpu
 	SERVELAB_REQUIRE_LLAMACPP=1 \
 	SERVELAB_LLAMA_SERVER=$$(cat $(LLAMACPP_OUT)/cpu-bin)/llama-server \
 	SERVELAB_LLAMACPP_VOCAB=$(CURDIR)/$(LLAMACPP_SRC)/models/ggml-vocab-qwen2.gguf \
-	$(GO) test ./...
+	sh -c '$(GO) test -race $(RACE_PKGS) & race=$$!; \
+		$(GO) test $$($(GO) list ./... | grep -v -E "$(RACE_RE)"); rest=$$?; \
+		wait $$race && exit $$rest'
 	@# Timing claims that other packages' tests running beside them on two
 	@# cores would spoil run alone, afterwards.
 	SERVELAB_TIMING_ALONE=1 $(GO) test -p 1 -count=1 -v \
