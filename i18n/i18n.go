@@ -222,3 +222,16 @@ var Glossary = []string{
 	"tok/s", "req/s", "ms", "s", "P50", "P90", "P95", "P99", "JSON", "Markdown", "HTML", "API",
 	"docker run", "Docker Compose", "Kubernetes", "GPUStack",
 }
+
+// NewList returns the printers of a comma-separated list of languages.
+func NewList(list string) ([]*Printer, error) {
+	var out []*Printer
+	for _, l := range strings.Split(list, ",") {
+		p, err := New(strings.TrimSpace(l))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-
 	"servelab.dev/execute/decide"
 	"servelab.dev/execute/store"
 	"servelab.dev/render/text"
@@ -37,10 +35,7 @@ func runAnalyze(e *env, args []string) error {
 	}
 	a.Exclude(store.Columns(unused))
 	if *asJSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(a)
+		return printJSON(e, a, false)
 	}
 	text.Analysis(e.stdout, a)
 	return nil

@@ -9,7 +9,7 @@ import (
 
 	"servelab.dev/execute/bench"
 	"servelab.dev/execute/record"
-	"servelab.dev/render/report"
+	"servelab.dev/render/text"
 )
 
 type benchFlags struct {
@@ -64,7 +64,13 @@ func parseBench(e *env, args []string) (benchFlags, error) {
 			return b, err
 		}
 	}
-	return b, checkBench(b)
+	if b.wait < 0 {
+		return b, usagef("--wait %s: want a duration of 0 or more (0: none)", b.wait)
+	}
+	if err := b.options().Check(); err != nil {
+		return b, usagef("%v", err)
+	}
+	return b, nil
 }
 
 func benchWith(e *env, b benchFlags) error {
@@ -88,14 +94,7 @@ func benchWith(e *env, b benchFlags) error {
 		return err
 	}
 	r := run.Record
-	fmt.Fprint(e.stdout, report.Block(r.Trial, r.Metrics, nil))
-	printClient(e, r.Metrics)
-	for _, why := range r.Metrics.FailReasons {
-		fmt.Fprintf(e.stdout, "failed: %s\n", why)
-	}
-	for _, n := range r.Notes {
-		fmt.Fprintf(e.stdout, "note: %s\n", n)
-	}
+	text.Bench(e.stdout, r)
 	if b.out != "" {
 		if err := run.Write(b.out); err != nil {
 			return err
@@ -114,26 +113,4 @@ func (b benchFlags) options() bench.Options {
 	return bench.Options{Target: b.target, Model: b.model, API: b.api, Kind: b.kind, Rate: b.rate, Burstiness: b.burst,
 		Concurrency: b.conc, Requests: b.requests, Warmup: b.warmup, Seed: b.seed, Dataset: b.data, InputLen: in, OutputLen: out,
 		Metrics: b.metrics, Timeout: b.timeout, MaxDuration: b.maxDur, IgnoreEOS: b.ignoreEOS, Version: version}
-}
-
-// printClient prints what the client measured of itself: how late the
-// sends were (to the first byte on the wire), connections opened during
-// the measured requests, and TTFT from the actual send.
-func printClient(e *env, m record.Metrics) {
-	line := func(label, val string) { fmt.Fprintf(e.stdout, "%-40s %s\n", label+":", val) }
-	if d := m.ScheduleLag; d != nil {
-		line("Schedule lag P50/P99 (ms)", fmt.Sprintf("%.3f / %.3f", *d.P50, *d.P99))
-		line("Sent more than 1 ms late", fmt.Sprint(m.Late))
-	}
-	line("Connections opened", fmt.Sprint(m.Connections))
-	if d := m.Connect; d != nil {
-		line("Connection set-up P50/P99 (ms)", fmt.Sprintf("%.3f / %.3f", *d.P50, *d.P99))
-	}
-	if d := m.ServiceTTFT; d != nil {
-		line("Service TTFT median/P99 (ms)", fmt.Sprintf("%.2f / %.2f", *d.Median, *d.P99))
-	}
-	if m.ClaimedInputTokens > 0 {
-		counted, _ := record.Count(m.InputTokens)
-		line("Input tokens sent/counted by server", fmt.Sprintf("%d / %d", m.ClaimedInputTokens, counted))
-	}
 }

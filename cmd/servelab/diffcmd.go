@@ -1,9 +1,7 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"strings"
 
 	"servelab.dev/i18n"
 	"servelab.dev/render/diff"
@@ -48,9 +46,7 @@ func runDiff(e *env, args []string) error {
 	rep := diff.Compare(base, hd)
 	switch {
 	case *asJSON:
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
+		if err := printJSON(e, rep, true); err != nil {
 			return err
 		}
 	default:
@@ -61,17 +57,9 @@ func runDiff(e *env, args []string) error {
 }
 
 func failures(e *env, rep diff.Report, failOn string) error {
-	var bad []string
-	for _, what := range strings.Split(failOn, ",") {
-		switch strings.TrimSpace(what) {
-		case "":
-		case "missing":
-			bad = append(bad, rep.Missing()...)
-		case "regression":
-			bad = append(bad, rep.Regressions()...)
-		default:
-			return usagef("--fail-on %q: want missing, regression", what)
-		}
+	bad, err := rep.Failures(failOn)
+	if err != nil {
+		return usagef("--fail-on %v", err)
 	}
 	for _, b := range bad {
 		fmt.Fprintln(e.stderr, "fail-on:", b)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"servelab.dev/i18n"
+	"servelab.dev/render/publish"
 	"servelab.dev/schema"
 	"servelab.dev/site"
 )
@@ -91,49 +93,16 @@ func FuzzRunFlags(f *testing.F) {
 	})
 }
 
-func FuzzGPUs(f *testing.F) {
-	for _, s := range []string{"0,1", "0,0", "GPU-8f3c,1", "MIG-1,MIG-1", "1,-1", "0,,1", "07", " 3"} {
-		f.Add(s, 4)
-	}
-	f.Fuzz(func(t *testing.T, list string, present int) {
-		present = min(max(present, 0), 1<<20)
-		ids, err := parseGPUs(list, present)
-		if err != nil {
-			return
-		}
-		seen := map[string]bool{}
-		for _, id := range ids {
-			if seen[id] {
-				t.Fatalf("%q accepted twice", id)
-			}
-			seen[id] = true
-			if strings.HasPrefix(id, "GPU-") || strings.HasPrefix(id, "MIG-") {
-				continue
-			}
-			n := 0
-			for _, c := range id {
-				if c < '0' || c > '9' {
-					t.Fatalf("%q accepted as an index", id)
-				}
-				n = n*10 + int(c-'0')
-			}
-			if present > 0 && n >= present {
-				t.Fatalf("GPU %d accepted with %d present", n, present)
-			}
-		}
-	})
-}
-
 func FuzzOutputFlags(f *testing.F) {
 	for _, s := range []string{"en,zh,ru", "fr", "md,html", "pdf", "https://example.org/lab/", "example.org", "http://[::1]:80/x?y"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if ls, err := languages(s); err == nil && len(ls) == 0 {
+		if ls, err := i18n.NewList(s); err == nil && len(ls) == 0 {
 			t.Fatalf("--lang %q: no language", s)
 		}
-		if fm, err := outFormats(s); err == nil {
-			for k := range fm {
+		if fm, err := publish.ParseFormats(s); err == nil {
+			for _, k := range fm {
 				if k != "md" && k != "html" {
 					t.Fatalf("--format %q accepted %q", s, k)
 				}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"servelab.dev/execute/decide"
@@ -37,10 +36,7 @@ func runPlan(e *env, args []string) error {
 		return checkPlan(e, p)
 	}
 	if *asJSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(p)
+		return printJSON(e, p, false)
 	}
 	return plan.WriteTable(e.stdout, p, s.Benchmark.Repeats.Max > 1)
 }

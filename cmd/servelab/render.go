@@ -3,9 +3,7 @@ package main
 import (
 	"cmp"
 	"fmt"
-	"maps"
 	"os"
-	"slices"
 	"strings"
 
 	"servelab.dev/execute/store"
@@ -28,18 +26,17 @@ func runRender(e *env, args []string) error {
 	if len(pos) == 0 || *out == "" {
 		return usagef("want: servelab render STUDY.cue... -o DIR")
 	}
-	ls, err := languages(*langs)
+	ls, err := i18n.NewList(*langs)
 	if err != nil {
-		return err
+		return usagef("--lang: %v", err)
 	}
-	fm, err := outFormats(*formats)
+	chosen, err := publish.ParseFormats(*formats)
 	if err != nil {
-		return err
+		return usagef("--format: %v", err)
 	}
 	if _, err := outdir.Written(*out, "-o"); err != nil {
 		return err // before any work: a folder servelab did not create is refused
 	}
-	chosen := slices.Sorted(maps.Keys(fm))
 	assets, err := publish.Assets(chosen, cmp.Or(*echarts, os.Getenv("SERVELAB_ECHARTS"), "site/node_modules/echarts"))
 	if err != nil {
 		return err
@@ -69,28 +66,4 @@ func runRender(e *env, args []string) error {
 		return publish.WriteAssets(dir, assets)
 	}
 	return nil
-}
-
-func languages(list string) ([]*i18n.Printer, error) {
-	var out []*i18n.Printer
-	for _, l := range strings.Split(list, ",") {
-		p, err := i18n.New(strings.TrimSpace(l))
-		if err != nil {
-			return nil, usagef("--lang: %v", err)
-		}
-		out = append(out, p)
-	}
-	return out, nil
-}
-
-func outFormats(list string) (map[string]bool, error) {
-	out := map[string]bool{}
-	for _, f := range strings.Split(list, ",") {
-		f = strings.TrimSpace(f)
-		if err := publish.Check(f); err != nil {
-			return nil, usagef("--format: %v", err)
-		}
-		out[f] = true
-	}
-	return out, nil
 }

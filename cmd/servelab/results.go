@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -42,4 +43,13 @@ func (e *env) skipInvalid(err error) error {
 		}
 	}
 	return nil
+}
+
+// printJSON writes v indented; escapeHTML keeps <, > and & escaped as
+// encoding/json does by default.
+func printJSON(e *env, v any, escapeHTML bool) error {
+	enc := json.NewEncoder(e.stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(escapeHTML)
+	return enc.Encode(v)
 }

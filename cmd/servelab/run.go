@@ -5,10 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
-	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
@@ -19,7 +16,6 @@ import (
 	"servelab.dev/execute/runner"
 	"servelab.dev/execute/store"
 	"servelab.dev/schema"
-	"servelab.dev/schema/plan"
 )
 
 func runRun(e *env, args []string) error {
@@ -28,7 +24,7 @@ func runRun(e *env, args []string) error {
 		return err
 	}
 	if o.Simulate {
-		if o.SimPath, err = simBinary(o.SimPath); err != nil {
+		if o.SimPath, err = runner.SimBinary(o.SimPath); err != nil {
 			return err
 		}
 	}
@@ -57,34 +53,17 @@ func runRun(e *env, args []string) error {
 	for _, p := range sum.Invalid {
 		e.named[p] = true // the runner named them in its progress
 	}
-	fmt.Fprintf(out, "trials: %d run, %d cached, %d failed; launches: %d; GPU time: %s in benchmarks, %s launching, waiting for health and tearing down; %s in all\n",
-		sum.Run, sum.Cached, sum.Failed, sum.Launches, sum.Bench.Round(time.Millisecond), sum.Overhead.Round(time.Millisecond), time.Since(began).Round(time.Millisecond))
-	for _, st := range sum.Unsettled {
-		fmt.Fprintf(out, "step %s %s: %s\n", st.ID, st.Status, st.Detail)
+	for _, l := range sum.Lines(o, time.Since(began)) {
+		fmt.Fprintln(out, l)
 	}
-	if c := sum.Cluster; o.Cluster != nil {
-		fmt.Fprintf(out, "slurm jobs: %d submitted, %d attached, %d did not complete; submission to start: %s over %d jobs\n",
-			c.Submitted, c.Attached, c.Unfinished, c.QueueWait.Round(10*time.Millisecond), c.Started)
-	}
-	switch {
-	case err != nil:
+	if err != nil {
 		return err
-	case sum.Cluster.Unfinished > 0:
-		return fmt.Errorf("study not decided: %d cluster jobs did not complete (reported above); run the same command again to resume", sum.Cluster.Unfinished)
-	case sum.Decided:
-		fmt.Fprintln(out, "study decided: servelab analyze / render show the result")
-	case sum.Failed > 0:
-		return fmt.Errorf("study not decided: %d trials failed (their records say why; servelab analyze lists them)", sum.Failed)
-	case o.Group != "":
-		fmt.Fprintln(out, "configuration group done: the driver that submitted this job decides the study")
-	case invalid(sum.Unsettled):
-		return fmt.Errorf("study not decided: a step's records cannot decide it (see above; servelab analyze shows the runs)")
-	case o.Only != "" || o.MaxTrials > 0:
-		fmt.Fprintln(out, "study not decided yet: some trials were left out (--only, --max-trials)")
-	default:
-		return fmt.Errorf("study not decided: steps are still waiting for runs (see above)")
 	}
-	return nil
+	line, err := sum.Outcome(o)
+	if line != "" {
+		fmt.Fprintln(out, line)
+	}
+	return err
 }
 
 // progress is the run's log on stderr: on a terminal, under a status
@@ -101,15 +80,6 @@ func progress(e *env, s *schema.Study, o runner.Options, began time.Time) (event
 		}
 	}
 	return bar, bar.Finish
-}
-
-func invalid(sts []plan.StepState) bool {
-	for _, st := range sts {
-		if st.Status == plan.StepInvalid {
-			return true
-		}
-	}
-	return false
 }
 
 // source is the class of records a run reads: simulated ones with
@@ -136,25 +106,11 @@ func clusterOptions(kind, partition, account string, poll time.Duration, o runne
 	case o.MaxTrials > 0 || len(o.GPUs) > 0:
 		return nil, usagef("--max-trials and --gpus are for local runs; with --cluster, Slurm allocates the GPUs")
 	}
-	self, err := selfBinary()
+	self, err := runner.SelfBinary()
 	if err != nil {
 		return nil, err
 	}
 	return &runner.Cluster{Partition: partition, Account: account, Self: self, Poll: poll}, nil
-}
-
-// selfBinary is the path of the servelab running now, as the name it was
-// started by resolves: a symlinked install (or the test harness's command
-// link) runs the same way on the node, which os.Executable would resolve
-// to the link's target.
-func selfBinary() (string, error) {
-	if strings.ContainsRune(os.Args[0], filepath.Separator) {
-		return filepath.Abs(os.Args[0])
-	}
-	if p, err := exec.LookPath(os.Args[0]); err == nil {
-		return filepath.Abs(p)
-	}
-	return os.Executable()
 }
 
 // runFlags are run's --cluster options, checked by clusterOptions, and
@@ -206,22 +162,8 @@ func parseRun(e *env, args []string, gpus int) (runner.Options, string, runFlags
 	case *cache != "":
 		return o, "", cf, usagef("--model-cache is for --container")
 	}
-	o.GPUs, err = parseGPUs(*list, gpus)
-	return o, pos[0], cf, err
-}
-
-// simBinary finds servelab-sim: the flag, beside this binary, or PATH.
-func simBinary(flag string) (string, error) {
-	if flag != "" {
-		return filepath.Abs(flag)
+	if o.GPUs, err = host.ParseGPUs(*list, gpus); err != nil {
+		return o, "", cf, usagef("--gpus %s: %v", *list, err)
 	}
-	if exe, err := os.Executable(); err == nil {
-		if p := filepath.Join(filepath.Dir(exe), "servelab-sim"); fileExists(p) {
-			return p, nil
-		}
-	}
-	if p, err := exec.LookPath("servelab-sim"); err == nil {
-		return p, nil
-	}
-	return "", fmt.Errorf("servelab-sim not found beside servelab or on PATH (make build builds both; or give --sim)")
+	return o, pos[0], cf, nil
 }

@@ -26,16 +26,16 @@ var thin = map[string]string{
 	"runRun": "command", "runSchema": "command", "runSite": "command", "runVet": "command",
 
 	// bench
-	"parseBench": "flags", "benchFlags.options": "flags", "checkBench": "flags", "inRange": "flags",
-	"parseRandom": "flags", "benchWith": "command: calls execute/bench, prints", "printClient": "print",
+	"parseBench": "flags", "benchFlags.options": "flags",
+	"parseRandom": "flags", "benchWith": "command: calls execute/bench, prints",
 	// diff, plan, render, site
-	"failures": "flags: --fail-on, printed", "checkPlan": "print: plan.Unrecorded", "languages": "flags",
-	"outFormats": "flags", "loopback": "flags",
+	"failures": "flags: --fail-on, printed", "checkPlan": "print: plan.Unrecorded",
+	"loopback": "flags",
 	// every command that reads studies and records
-	"loadStudy": "glue", "loadRecords": "glue: names invalid records", "env.skipInvalid": "print",
+	"loadStudy": "glue", "loadRecords": "glue: names invalid records", "env.skipInvalid": "print", "printJSON": "print",
 	// run (the bar and the log are execute/event's views of the runner's events)
-	"parseRun": "flags", "parseGPUs": "flags", "clusterOptions": "flags", "invalid": "print",
-	"source": "flags", "selfBinary": "glue", "simBinary": "glue", "fileExists": "glue",
+	"parseRun": "flags", "clusterOptions": "flags",
+	"source":     "flags",
 	"isTerminal": "print", "progress": "print: picks the terminal bar or the plain log",
 }
 

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -57,4 +58,22 @@ func startZeroSim(ctx context.Context, path string) (string, int, func(), error)
 		return "", 0, nil, err
 	}
 	return p.URL, p.Pgid(), func() { p.Stop(); os.Remove(logf.Name()) }, nil
+}
+
+// CalibrationLines say what a calibration up to maxRate found, for a
+// terminal.
+func CalibrationLines(c load.Calibration, maxRate float64) []string {
+	out := []string{
+		fmt.Sprintf("client CPU per streamed chunk: %.2f µs (%.0f chunks/s, %d streams; %s)", c.CPUPerChunk, c.ChunksPerSecond, load.CalibrationStreams, cmp.Or(c.Pinned, "not pinned")),
+		fmt.Sprintf("this host's floor: %.2f µs a chunk for a reader that only waits and reads (the kernel's share; %.0f chunks/s)", c.FloorCPUPerChunk, c.FloorChunksPerSecond),
+	}
+	switch {
+	case maxRate < load.LowestRate:
+		return append(out, fmt.Sprintf("schedule lag not measured: --max-rate %g is under the lowest rate tried, %d req/s", maxRate, load.LowestRate))
+	case c.MaxRate > 0:
+		return append(out, fmt.Sprintf("schedule lag p99 under 1 ms up to %.0f req/s (p99 %.3f ms there)", c.MaxRate, c.LagP99))
+	case c.LowestFailed:
+		return append(out, fmt.Sprintf("schedule lag not measured: requests failed at %d req/s in all 3 runs; see the simulator's log", load.LowestRate))
+	}
+	return append(out, fmt.Sprintf("schedule lag p99 not under 1 ms even at %d req/s (best of 3 runs: p99 %.3f ms): other work on this host preempted the client; calibrate on a quiet host", load.LowestRate, c.LagP99))
 }

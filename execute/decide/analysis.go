@@ -93,8 +93,10 @@ type ValidationRow struct {
 	// with the records.
 	RatioRange *[2]float64 `json:"ratioRange,omitempty"`
 	Verdict    string      `json:"verdict,omitempty"`
-	// Interval bounds Ratio at the study's confidence level.
+	// Interval bounds Ratio at the study's confidence level; Method
+	// says how (decide.MethodBootstrap or MethodRuns).
 	Interval *[2]float64 `json:"interval,omitempty"`
+	Method   string      `json:"method,omitempty"`
 	// Invalid says why a side's runs cannot count (too many failed
 	// requests); the row then shows no ratio.
 	Invalid string `json:"invalid,omitempty"`

@@ -59,7 +59,7 @@ func (d *decider) row(metric, profile string, base, fin []*plan.Trial) *Validati
 		return row
 	}
 	c := compareWith(metric, fo, bo, Lower(metric), d.s.Objective.Confidence)
-	row.Ratio, row.Verdict, row.Interval = &c.Ratio, c.Verdict, c.Interval
+	row.Ratio, row.Verdict, row.Interval, row.Method = &c.Ratio, c.Verdict, c.Interval, c.Method
 	if !bo.Value.Derived && !fo.Value.Derived {
 		row.RatioRange = ratioRange(fo.Value.Mean, bo.Value.Mean, d.rounding(metric, fin), d.rounding(metric, base), Lower(metric))
 	}

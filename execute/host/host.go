@@ -6,6 +6,7 @@ package host
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"regexp"
@@ -168,4 +169,31 @@ func cudaVersion(ctx context.Context) string {
 		return string(m[1])
 	}
 	return ""
+}
+
+// ParseGPUs reads a list of GPUs (CUDA_VISIBLE_DEVICES's form): indexes
+// or GPU-/MIG- UUIDs, each once. present is how many GPUs nvidia-smi
+// lists (0 when it cannot say): an index beyond them is refused.
+func ParseGPUs(list string, present int) ([]string, error) {
+	if list == "" {
+		return nil, nil
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, id := range strings.Split(list, ",") {
+		id = strings.TrimSpace(id)
+		if strings.HasPrefix(id, "GPU-") || strings.HasPrefix(id, "MIG-") {
+			// a UUID: nvidia-smi -L lists them
+		} else if n, err := strconv.Atoi(id); err != nil || n < 0 || strconv.Itoa(n) != id {
+			return nil, fmt.Errorf("%q is not a GPU index (0, 1, ...) or UUID (GPU-..., MIG-...)", id)
+		} else if present > 0 && n >= present {
+			return nil, fmt.Errorf("GPU %d does not exist (nvidia-smi lists %d: 0 to %d)", n, present, present-1)
+		}
+		if seen[id] {
+			return nil, fmt.Errorf("GPU %s is listed twice; give each GPU once (e.g. --gpus 0,1)", id)
+		}
+		seen[id] = true
+		out = append(out, id)
+	}
+	return out, nil
 }

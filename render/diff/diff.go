@@ -312,3 +312,21 @@ func trials(a, b *plan.Plan) (added, removed []string) {
 	sort.Strings(removed)
 	return added, removed
 }
+
+// Failures are the problems failOn names (a comma-separated list of
+// missing, regression), each a line; an error names an unknown one.
+func (r Report) Failures(failOn string) ([]string, error) {
+	var bad []string
+	for _, what := range strings.Split(failOn, ",") {
+		switch strings.TrimSpace(what) {
+		case "":
+		case "missing":
+			bad = append(bad, r.Missing()...)
+		case "regression":
+			bad = append(bad, r.Regressions()...)
+		default:
+			return nil, fmt.Errorf("%q: want missing, regression", what)
+		}
+	}
+	return bad, nil
+}

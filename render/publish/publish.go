@@ -142,3 +142,20 @@ func chosen(formats []string) []Writer {
 	}
 	return out
 }
+
+// ParseFormats reads a comma-separated list of formats, each checked,
+// sorted and once.
+func ParseFormats(list string) ([]string, error) {
+	var out []string
+	for _, f := range strings.Split(list, ",") {
+		f = strings.TrimSpace(f)
+		if err := Check(f); err != nil {
+			return nil, err
+		}
+		if !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}

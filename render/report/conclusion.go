@@ -74,7 +74,7 @@ func (b *builder) gain() {
 			more = d.M("No interval: a side has fewer than three runs and no per-request samples, so there is no noise estimate.")
 		}
 		if row.Interval != nil {
-			more = d.M("The %s interval of the ratio is %s to %s.", pct(b.s.Objective.Confidence), times(row.Interval[0]), times(row.Interval[1]))
+			more = d.M("The %s interval of the ratio (%s) is %s to %s.", pct(b.s.Objective.Confidence), methodText(row.Method), times(row.Interval[0]), times(row.Interval[1]))
 		}
 		b.doc.Add(d.Para{Text: d.Sentences(t, more)})
 		return

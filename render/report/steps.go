@@ -260,14 +260,22 @@ func verdictText(s *schema.Study, c *decide.Comparison) d.Text {
 	if c.Level > 0 {
 		level = pct(c.Level) // an adaptive step's per-look level
 	}
-	lo, hi := times(c.Interval[0]), times(c.Interval[1])
+	lo, hi, how := times(c.Interval[0]), times(c.Interval[1]), methodText(c.Method)
 	switch c.Verdict {
 	case decide.NoDifference:
-		return d.M("No significant difference (~): the %s interval of the ratio, %s to %s, includes 1.", level, lo, hi)
+		return d.M("No significant difference (~): the %s interval of the ratio (%s), %s to %s, includes 1.", level, how, lo, hi)
 	case decide.Better:
-		return d.M("Significantly better: the %s interval of the ratio is %s to %s.", level, lo, hi)
+		return d.M("Significantly better: the %s interval of the ratio (%s) is %s to %s.", level, how, lo, hi)
 	}
-	return d.M("Significantly worse: the %s interval of the ratio is %s to %s.", level, lo, hi)
+	return d.M("Significantly worse: the %s interval of the ratio (%s) is %s to %s.", level, how, lo, hi)
+}
+
+// methodText names how a ratio's interval was found.
+func methodText(method string) d.Text {
+	if method == decide.MethodBootstrap {
+		return d.M("a bootstrap of runs, then requests")
+	}
+	return d.M("a t interval over the runs")
 }
 
 func decisionText(s *schema.Study, ss *schema.Step, st decide.Step) d.Text {
