@@ -45,17 +45,12 @@ func (c *checker) parallelism() {
 	most := 1
 	paths, sets := c.knobSets()
 	for i, k := range sets {
-		tp, ok := k["tensorParallel"].(int64)
-		if !ok {
-			if f, isF := k["tensorParallel"].(float64); isF {
-				tp, ok = int64(f), true
-			}
-		}
+		tp, ok := Number(k["tensorParallel"])
 		if !ok {
 			continue
 		}
-		if tp > int64(h.Count) {
-			c.errorf(at(paths[i], "tensorParallel"), "tensor parallelism %d needs %d GPUs, but hardware.count is %d: lower it, or raise hardware.count", tp, tp, h.Count)
+		if tp > float64(h.Count) {
+			c.errorf(at(paths[i], "tensorParallel"), "tensor parallelism %v needs %v GPUs, but hardware.count is %d: lower it, or raise hardware.count", tp, tp, h.Count)
 			continue
 		}
 		most = max(most, int(tp))
@@ -73,7 +68,7 @@ func (c *checker) parallelism() {
 // of tp GPUs.
 func (c *checker) weightsFit(path []any, variant string, tp int) {
 	m, ok := c.s.Model.Variant(variant)
-	per := bytesPerParam(m.DType)
+	per := BytesPerParam(m.DType)
 	if !ok || per == 0 || m.Params <= 0 {
 		return
 	}
@@ -84,8 +79,8 @@ func (c *checker) weightsFit(path []any, variant string, tp int) {
 	}
 }
 
-// bytesPerParam is the storage of one weight in dtype; 0 when unknown.
-func bytesPerParam(dtype string) float64 {
+// BytesPerParam is the storage of one weight in dtype; 0 when unknown.
+func BytesPerParam(dtype string) float64 {
 	switch dtype {
 	case "fp32":
 		return 4

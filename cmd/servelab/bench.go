@@ -79,11 +79,11 @@ func benchWith(e *env, b benchFlags) error {
 		return usagef("-o %s: %v", b.out, err)
 	}
 	if err := bench.WaitHealthy(b.target, b.wait); err != nil {
-		return fmt.Errorf("--wait %s: %v; is the server up (and --target right)?", b.wait, err)
+		return fmt.Errorf("--wait %s: %w; is the server up (and --target right)?", b.wait, err)
 	}
 	ps, err := bench.MakePrompts(o)
 	if err != nil && b.random != "" {
-		return fmt.Errorf("--random %s with --api %s: %v", b.random, b.api, err)
+		return fmt.Errorf("--random %s with --api %s: %w", b.random, b.api, err)
 	} else if err != nil {
 		return err
 	}

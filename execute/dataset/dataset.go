@@ -55,7 +55,7 @@ func ShareGPT(path, sha string, n int, seed uint64, tok Tokenizer) (Set, error) 
 		} `json:"conversations"`
 	}
 	if err := json.Unmarshal(data, &entries); err != nil {
-		return Set{}, fmt.Errorf("%s: not a ShareGPT file: %v", path, err)
+		return Set{}, fmt.Errorf("%s: not a ShareGPT file: %w", path, err)
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x5ea6e1ab))
 	rng.Shuffle(len(entries), func(i, j int) { entries[i], entries[j] = entries[j], entries[i] })
@@ -185,7 +185,7 @@ func EngineTokenizer(baseURL, model string) Tokenizer {
 			return 0, fmt.Errorf("%s: HTTP %d", url, resp.StatusCode)
 		}
 		if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
-			return 0, fmt.Errorf("%s: %v", url, err)
+			return 0, fmt.Errorf("%s: %w", url, err)
 		}
 		switch {
 		case r.Count != nil:
@@ -210,7 +210,7 @@ func ReadFile(path, sha string) ([]byte, error) {
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
-		return nil, fmt.Errorf("%s: %v: fetch the file (the README lists where) or fix the dataset's path, which is relative to the study file", path, err)
+		return nil, fmt.Errorf("%s: %w: fetch the file (the README lists where) or fix the dataset's path, which is relative to the study file", path, err)
 	}
 	if sha != "" {
 		sum := sha256.Sum256(data)

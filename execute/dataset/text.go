@@ -87,7 +87,7 @@ func (g *textGen) calibrate() error {
 	text := g.words(nil, 1000)
 	c, err := g.tok(strings.Join(text, " "))
 	if err != nil {
-		return fmt.Errorf("tokenizer: %v", err)
+		return fmt.Errorf("tokenizer: %w", err)
 	}
 	if c <= 0 {
 		return fmt.Errorf("tokenizer: %d tokens for 1000 words", c)
@@ -117,7 +117,7 @@ func (g *textGen) fit(head string, want int) (string, int, error) {
 	if head != "" {
 		var err error
 		if got, err = g.tok(head); err != nil {
-			return "", 0, fmt.Errorf("tokenizer: %v", err)
+			return "", 0, fmt.Errorf("tokenizer: %w", err)
 		}
 	}
 	tol := max(1, int(Tolerance*float64(want)))
@@ -130,7 +130,7 @@ func (g *textGen) fit(head string, want int) (string, int, error) {
 		text = strings.Join(w, " ")
 		c, err := g.tok(text)
 		if err != nil {
-			return "", 0, fmt.Errorf("tokenizer: %v", err)
+			return "", 0, fmt.Errorf("tokenizer: %w", err)
 		}
 		got = c
 		if abs(got-want) <= tol {

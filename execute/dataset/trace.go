@@ -57,7 +57,7 @@ func ParseTrace(r io.Reader, name string, block int) ([]TraceRow, error) {
 		if err == bufio.ErrTooLong {
 			return nil, fmt.Errorf("%s:%d: line longer than %d MiB: not a Mooncake trace (%s)", name, len(rows)+1, maxTraceLine>>20, traceHelp)
 		}
-		return nil, fmt.Errorf("%s: %v", name, err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("%s: no rows (%s)", name, traceHelp)
@@ -73,7 +73,7 @@ func traceRow(b []byte, block int) (TraceRow, error) {
 		HashIDs      []int64  `json:"hash_ids"`
 	}
 	if err := json.Unmarshal(b, &raw); err != nil {
-		return TraceRow{}, fmt.Errorf("not a trace row: %v", err)
+		return TraceRow{}, fmt.Errorf("not a trace row: %w", err)
 	}
 	switch {
 	case raw.Timestamp == nil || raw.InputLength == nil || raw.OutputLength == nil:

@@ -5,12 +5,9 @@ import (
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"servelab.dev/execute/record"
-	"servelab.dev/schema"
 	"servelab.dev/schema/plan"
 )
 
@@ -78,59 +75,28 @@ type decided struct {
 // run's estimated length plus one launch per configuration and repeat.
 func runSynthetic(t testing.TB, repeats string, truth func(*plan.Trial) float64) decided {
 	t.Helper()
-	file := filepath.Join(t.TempDir(), "s.cue")
-	if err := os.WriteFile(file, fmt.Appendf(nil, mixedStudy, repeats), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	l, err := schema.NewLoader()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := l.LoadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := studyFrom(t, fmt.Sprintf(mixedStudy, repeats))
 	rs := Records{Runs: Runs{}, Samples: Samples{}}
 	out := decided{adopted: map[string]string{}, runs: map[string]int{}}
 	launches := map[string]bool{}
-	for range 200 {
-		p, err := Plan(s, rs, Auto)
-		if err != nil {
-			t.Fatal(err)
+	a := untilDone(t, s, rs, func(tr *plan.Trial) {
+		r, samples := syntheticRun(tr, truth(tr))
+		rs.Runs[tr.Key], rs.Samples[r] = []*record.Record{r}, samples
+		out.gpu += tr.Seconds
+		if !launches[plan.LaunchKey(tr)] {
+			launches[plan.LaunchKey(tr)] = true
+			out.gpu += s.Estimate.Launch
 		}
-		ran := 0
-		for _, tr := range p.Trials {
-			if tr.Status != plan.Runnable {
-				continue
-			}
-			r, samples := syntheticRun(tr, truth(tr))
-			rs.Runs[tr.Key], rs.Samples[r] = []*record.Record{r}, samples
-			out.gpu += tr.Seconds
-			if !launches[plan.LaunchKey(tr)] {
-				launches[plan.LaunchKey(tr)] = true
-				out.gpu += s.Estimate.Launch
-			}
-			ran++
+	})
+	for _, st := range a.Steps {
+		out.adopted[st.ID] = "kept"
+		if st.Adopted != nil {
+			out.adopted[st.ID] = *st.Adopted
 		}
-		if ran > 0 {
-			continue
+		for _, o := range st.Options {
+			out.runs[st.ID] = max(out.runs[st.ID], o.Recorded)
 		}
-		a, err := Analyze(s, rs, Auto)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, st := range a.Steps {
-			out.adopted[st.ID] = "kept"
-			if st.Adopted != nil {
-				out.adopted[st.ID] = *st.Adopted
-			}
-			for _, o := range st.Options {
-				out.runs[st.ID] = max(out.runs[st.ID], o.Recorded)
-			}
-		}
-		return out
 	}
-	t.Fatal("the plan never finished")
 	return out
 }
 

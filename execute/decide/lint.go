@@ -98,24 +98,12 @@ func minStepMs(s *schema.Study, c plan.Config) float64 {
 	if !ok || bw == 0 || mv.Params == 0 {
 		return 0
 	}
-	bytes := mv.Params * bytesPer(mv.DType)
+	bytes := mv.Params * schema.BytesPerParam(mv.DType)
 	tp := 1.0
 	if v, ok := schema.Number(c.Knobs["tensorParallel"]); ok && v > 1 {
 		tp = v
 	}
 	return bytes / (bw * tp) * 1000 / tokensPerStep(c)
-}
-
-func bytesPer(dtype string) float64 {
-	switch dtype {
-	case "fp32":
-		return 4
-	case "bf16", "fp16":
-		return 2
-	case "fp8", "int8":
-		return 1
-	}
-	return 0.5
 }
 
 // tokensPerStep is the most tokens a sequence can gain per step: one,

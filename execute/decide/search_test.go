@@ -29,12 +29,11 @@ const stallStudy = `import "servelab.dev/schema"
 }
 `
 
-// searchUntilDone records every runnable trial from ttft (P90 and
-// median of a trial at its rate and repeat) until the plan is done.
-func searchUntilDone(t *testing.T, ttft func(tr *plan.Trial) (p90, median float64)) *Analysis {
+// studyFrom loads the study src, written to a temporary file.
+func studyFrom(t testing.TB, src string) *schema.Study {
 	t.Helper()
 	file := filepath.Join(t.TempDir(), "s.cue")
-	if err := os.WriteFile(file, []byte(stallStudy), 0o644); err != nil {
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	l, err := schema.NewLoader()
@@ -45,25 +44,27 @@ func searchUntilDone(t *testing.T, ttft func(tr *plan.Trial) (p90, median float6
 	if err != nil {
 		t.Fatal(err)
 	}
-	runs := Runs{}
-	for range 100 {
-		p, err := Plan(s, Records{Runs: runs}, Auto)
+	return s
+}
+
+// untilDone plans s from rs again and again, letting record store a run
+// of every runnable trial, until nothing is runnable; then it analyses.
+func untilDone(t testing.TB, s *schema.Study, rs Records, record func(*plan.Trial)) *Analysis {
+	t.Helper()
+	for range 200 {
+		p, err := Plan(s, rs, Auto)
 		if err != nil {
 			t.Fatal(err)
 		}
 		ran := 0
 		for _, tr := range p.Trials {
-			if tr.Status != plan.Runnable {
-				continue
+			if tr.Status == plan.Runnable {
+				record(tr)
+				ran++
 			}
-			p90, med := ttft(tr)
-			runs[tr.Key] = []*record.Record{{Provenance: record.Provenance{Kind: record.Measured},
-				Metrics: record.Metrics{Completed: 10, Failed: record.I(0), Duration: 1, OutputThroughput: record.F(100),
-					TTFT: &record.Dist{Mean: record.F(med), Median: record.F(med), P90: record.F(p90)}}}}
-			ran++
 		}
 		if ran == 0 {
-			a, err := Analyze(s, Records{Runs: runs}, Auto)
+			a, err := Analyze(s, rs, Auto)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -72,6 +73,18 @@ func searchUntilDone(t *testing.T, ttft func(tr *plan.Trial) (p90, median float6
 	}
 	t.Fatal("the plan never finished")
 	return nil
+}
+
+// searchUntilDone runs stallStudy, every run's P90 and median TTFT from
+// ttft.
+func searchUntilDone(t *testing.T, ttft func(tr *plan.Trial) (p90, median float64)) *Analysis {
+	runs := Runs{}
+	return untilDone(t, studyFrom(t, stallStudy), Records{Runs: runs}, func(tr *plan.Trial) {
+		p90, med := ttft(tr)
+		runs[tr.Key] = []*record.Record{{Provenance: record.Provenance{Kind: record.Measured},
+			Metrics: record.Metrics{Completed: 10, Failed: record.I(0), Duration: 1, OutputThroughput: record.F(100),
+				TTFT: &record.Dist{Mean: record.F(med), Median: record.F(med), P90: record.F(p90)}}}}
+	})
 }
 
 // A probe that breaks the SLO by one stall (its P90 far above a median

@@ -145,7 +145,7 @@ func ReadJSON(r io.Reader) ([]Event, error) {
 		}
 		var e Event
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			return out, fmt.Errorf("line %d: %v", n, err)
+			return out, fmt.Errorf("line %d: %w", n, err)
 		}
 		if e.Kind == "" {
 			return out, fmt.Errorf("line %d: no kind", n)

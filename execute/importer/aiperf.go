@@ -88,7 +88,7 @@ func aiperfResult(o obj) (*Result, error) {
 	for _, f := range []struct{ key, family string }{{"request_latency", "latency"}, {"time_to_first_token", "ttft"},
 		{"inter_token_latency", "tpot"}, {"inter_chunk_latency", "itl"}} {
 		if err := aiperfDist(d, o.sub(f.key), f.family); err != nil {
-			return nil, fmt.Errorf("%s: %v", f.key, err)
+			return nil, fmt.Errorf("%s: %w", f.key, err)
 		}
 	}
 	if d["ttft"] == nil || d["tpot"] == nil {

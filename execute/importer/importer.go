@@ -98,7 +98,7 @@ func Parse(format string, data []byte) ([]Result, error) {
 			rs[i].note(NoteFailedUnknown)
 		}
 		if err := rs[i].Metrics.Check(); err != nil {
-			return nil, entryErr(i, len(rs), fmt.Errorf("figures a record cannot hold: %v", err))
+			return nil, entryErr(i, len(rs), fmt.Errorf("figures a record cannot hold: %w", err))
 		}
 	}
 	return rs, nil

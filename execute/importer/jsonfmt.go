@@ -49,7 +49,7 @@ func jsonErr(data []byte, dec *json.Decoder, err error) error {
 		off = int(se.Offset)
 	}
 	line := 1 + bytes.Count(data[:min(off, len(data))], []byte("\n"))
-	return fmt.Errorf("line %d: %v", line, err)
+	return fmt.Errorf("line %d: %w", line, err)
 }
 
 // num returns the number at key: a JSON number, or a string such as

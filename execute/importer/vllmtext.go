@@ -149,7 +149,7 @@ func (f textFormat) block(b block) (*Result, error) {
 		}
 		label, val = strings.TrimSpace(label), strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(val), "(!)"))
 		if err := r.textLine(d, have, label, val); err != nil {
-			return nil, fmt.Errorf("line %d: %s: %v", ln.no, label, err)
+			return nil, fmt.Errorf("line %d: %s: %w", ln.no, label, err)
 		}
 	}
 	d.into(&r.Metrics)

@@ -39,7 +39,7 @@ func Read(file, format string) (Source, error) {
 	}
 	all, err := importer.Parse(format, data)
 	if err != nil {
-		return Source{}, fmt.Errorf("%s: %v", file, err)
+		return Source{}, fmt.Errorf("%s: %w", file, err)
 	}
 	return Source{File: file, Format: format, Data: data, Entries: all}, nil
 }
@@ -166,7 +166,7 @@ func resolve(st *store.Store, s *schema.Study, src Source, o Options, res *Resul
 	where := fmt.Sprintf("trial %s/%s/%s (%s)", t.Step, t.Variant, t.Profile, t.Key[:12])
 	i, err := importer.Pick(src.Entries, o.Entry, src.Format, *t.Spec)
 	if err != nil {
-		return nil, nil, "", fmt.Errorf("%s, into %s: %v", src.File, where, err)
+		return nil, nil, "", fmt.Errorf("%s, into %s: %w", src.File, where, err)
 	}
 	e, entry := &src.Entries[i], importer.EntryName(src.Entries, i)
 	if bad := importer.Check(e, src.Format, *t.Spec); len(bad) > 0 {

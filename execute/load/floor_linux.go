@@ -36,7 +36,7 @@ func ReadFloor(ctx context.Context, base, model string, d time.Duration) (float6
 	f := floor{req: req}
 	defer f.close()
 	if err := f.open(ctx, u.Host); err != nil {
-		return 0, 0, fmt.Errorf("read floor: %v", err)
+		return 0, 0, fmt.Errorf("read floor: %w", err)
 	}
 	if _, _, err := f.run(ctx, d/2); err != nil { // warm-up
 		return 0, 0, err
@@ -115,7 +115,7 @@ func (f *floor) run(ctx context.Context, d time.Duration) (int, time.Duration, e
 		case err == unix.EINTR:
 			continue
 		case err != nil:
-			return 0, 0, fmt.Errorf("read floor: epoll_wait: %v", err)
+			return 0, 0, fmt.Errorf("read floor: epoll_wait: %w", err)
 		}
 		for _, ev := range events[:n] {
 			fd := f.fds[ev.Fd]
@@ -124,14 +124,14 @@ func (f *floor) run(ctx context.Context, d time.Duration) (int, time.Duration, e
 			case err == unix.EAGAIN || err == unix.EINTR:
 				continue // woken for nothing: wait again
 			case err != nil:
-				return 0, 0, fmt.Errorf("read floor: read: %v", err)
+				return 0, 0, fmt.Errorf("read floor: read: %w", err)
 			case k == 0:
 				return 0, 0, fmt.Errorf("read floor: the simulator closed stream %d", ev.Fd)
 			}
 			chunks += bytes.Count(buf[:k], data)
 			if bytes.HasSuffix(buf[:k], end) {
 				if _, err := unix.Write(fd, f.req); err != nil {
-					return 0, 0, fmt.Errorf("read floor: write: %v", err)
+					return 0, 0, fmt.Errorf("read floor: write: %w", err)
 				}
 			}
 		}

@@ -202,7 +202,7 @@ func ParseMetrics(r io.Reader) (map[string]*dto.MetricFamily, error) {
 	p := expfmt.NewTextParser(model.UTF8Validation)
 	fams, err := p.TextToMetricFamilies(&keep)
 	if err != nil {
-		return nil, fmt.Errorf("metrics: %v", err)
+		return nil, fmt.Errorf("metrics: %w", err)
 	}
 	return fams, nil
 }

@@ -331,7 +331,7 @@ func describe(data []byte, err error) error {
 	}
 	if off >= 0 {
 		line := 1 + bytes.Count(data[:min(int(off), len(data))], []byte("\n"))
-		return fmt.Errorf("line %d (byte %d): %v", line, off, err)
+		return fmt.Errorf("line %d (byte %d): %w", line, off, err)
 	}
 	return err
 }

@@ -107,11 +107,11 @@ func DecodeSamples(data []byte) ([]Sample, error) {
 func DecodeSidecar(data []byte) ([]Sample, *EngineSeries, error) {
 	zr, err := gzip.NewReader(bytes.NewReader(data))
 	if err != nil {
-		return nil, nil, fmt.Errorf("samples: %v", err)
+		return nil, nil, fmt.Errorf("samples: %w", err)
 	}
 	raw, err := io.ReadAll(zr)
 	if err != nil {
-		return nil, nil, fmt.Errorf("samples: %v (truncated?)", err)
+		return nil, nil, fmt.Errorf("samples: %w (truncated?)", err)
 	}
 	sc := bufio.NewScanner(bytes.NewReader(raw))
 	sc.Buffer(make([]byte, 1<<16), 64<<20)
@@ -124,10 +124,10 @@ func DecodeSidecar(data []byte) ([]Sample, *EngineSeries, error) {
 	for ; len(out) < head.Count && sc.Scan(); n++ {
 		var s Sample
 		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
-			return nil, nil, fmt.Errorf("samples line %d: %v", n, err)
+			return nil, nil, fmt.Errorf("samples line %d: %w", n, err)
 		}
 		if err := checkSample(&s); err != nil {
-			return nil, nil, fmt.Errorf("samples line %d: %v", n, err)
+			return nil, nil, fmt.Errorf("samples line %d: %w", n, err)
 		}
 		out = append(out, s)
 	}
@@ -141,15 +141,15 @@ func DecodeSidecar(data []byte) ([]Sample, *EngineSeries, error) {
 		}
 		var p EnginePoint
 		if err := json.Unmarshal(sc.Bytes(), &p); err != nil {
-			return nil, nil, fmt.Errorf("samples line %d: %v", n, err)
+			return nil, nil, fmt.Errorf("samples line %d: %w", n, err)
 		}
 		if err := p.check(); err != nil {
-			return nil, nil, fmt.Errorf("samples line %d: %v", n, err)
+			return nil, nil, fmt.Errorf("samples line %d: %w", n, err)
 		}
 		engine.Points = append(engine.Points, p)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, nil, fmt.Errorf("samples: %v", err)
+		return nil, nil, fmt.Errorf("samples: %w", err)
 	}
 	if len(out) != head.Count {
 		return nil, nil, fmt.Errorf("samples: %d requests, header says %d", len(out), head.Count)

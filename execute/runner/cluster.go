@@ -346,7 +346,7 @@ func (r *runner) cancel(jobs []*job) error {
 	ctx, stop := context.WithTimeout(context.Background(), time.Minute)
 	defer stop()
 	if err := r.o.Cluster.Slurm.Cancel(ctx, ids...); err != nil {
-		return fmt.Errorf("%w; cancelling jobs %s: %v", ErrInterrupted, strings.Join(ids, ","), err)
+		return fmt.Errorf("%w; cancelling jobs %s: %w", ErrInterrupted, strings.Join(ids, ","), err)
 	}
 	for !allDone(jobs) && ctx.Err() == nil {
 		time.Sleep(200 * time.Millisecond)

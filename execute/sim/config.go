@@ -236,7 +236,7 @@ func (c *Config) speculative() error {
 			N int `json:"num_speculative_tokens"`
 		}
 		if err := json.Unmarshal([]byte(js), &sc); err != nil {
-			return fmt.Errorf("--speculative-config: %v", err)
+			return fmt.Errorf("--speculative-config: %w", err)
 		}
 		c.SpecTokens = max(1, sc.N)
 	}
@@ -268,7 +268,7 @@ func (c *Config) timing(spec string) error {
 		k, v, _ := strings.Cut(kv, "=")
 		d, err := time.ParseDuration(v)
 		if err != nil {
-			return fmt.Errorf("SERVELAB_SIM_TIMING %s: %v", kv, err)
+			return fmt.Errorf("SERVELAB_SIM_TIMING %s: %w", kv, err)
 		}
 		switch k {
 		case "step":
@@ -309,7 +309,7 @@ func (c *Config) faults(spec string) error {
 			return fmt.Errorf("SERVELAB_SIM_FAULT: unknown fault %q", k)
 		}
 		if err != nil {
-			return fmt.Errorf("SERVELAB_SIM_FAULT %s: %v", kv, err)
+			return fmt.Errorf("SERVELAB_SIM_FAULT %s: %w", kv, err)
 		}
 	}
 	return nil

@@ -91,7 +91,7 @@ func (s *Store) Samples(run Run) ([]record.Sample, error) {
 	}
 	samples, err := record.DecodeSamples(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v; left in place: restore it from git", path, err)
+		return nil, fmt.Errorf("%s: %w; left in place: restore it from git", path, err)
 	}
 	return samples, nil
 }
@@ -202,7 +202,7 @@ func LoadFile(path, key string) (*record.Record, error) {
 	}
 	r, err := record.Decode(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v; left in place: restore it from git or move it out of the results folder", path, err)
+		return nil, fmt.Errorf("%s: %w; left in place: restore it from git or move it out of the results folder", path, err)
 	}
 	if r.Key != key {
 		return nil, fmt.Errorf("%s: record of trial %s filed under %s; left in place: move it into %s", path, r.Key[:12], key[:min(12, len(key))], r.Key)

@@ -18,7 +18,7 @@ const EChartsSHA256 = "bf4a223524e40b77c304bec67e1222cf551f14880cf42c69dc046558e
 func ECharts(pkg string) (map[string][]byte, error) {
 	js, err := os.ReadFile(filepath.Join(pkg, "dist", "echarts.min.js"))
 	if err != nil {
-		return nil, fmt.Errorf("%v: HTML reports need the pinned npm echarts package (make site-deps installs it in site/node_modules; or give --echarts DIR, or --format md)", err)
+		return nil, fmt.Errorf("%w: HTML reports need the pinned npm echarts package (make site-deps installs it in site/node_modules; or give --echarts DIR, or --format md)", err)
 	}
 	if sum := sha256.Sum256(js); hex.EncodeToString(sum[:]) != EChartsSHA256 {
 		return nil, fmt.Errorf("%s: sha256 %x, want %s (echarts 5.6.0 as pinned in site/package-lock.json)", pkg, sum, EChartsSHA256)

@@ -61,7 +61,7 @@ func sourceCommit(src string) (string, error) {
 	}
 	b, err := exec.Command("git", "-C", src, "rev-parse", "HEAD").Output()
 	if err != nil {
-		return "", fmt.Errorf("%s: no .servelab-commit and not a git tree: %v", src, err)
+		return "", fmt.Errorf("%s: no .servelab-commit and not a git tree: %w", src, err)
 	}
 	return strings.TrimSpace(string(b)), nil
 }
