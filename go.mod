@@ -7,6 +7,7 @@ require (
 	github.com/go-echarts/go-echarts/v2 v2.6.7
 	github.com/prometheus/client_model v0.6.3
 	github.com/prometheus/common v0.74.0
+	github.com/prometheus/procfs v0.21.0
 	github.com/rhysd/actionlint v1.7.12
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/yuin/goldmark v1.8.7

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -10,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/prometheus/procfs"
 )
 
 // Identity proves that a process is the engine servelab launched: a pid
@@ -28,64 +29,28 @@ type Identity struct {
 // Identify reads pid's identity from /proc.
 func Identify(pid int) (Identity, error) {
 	id := Identity{Pid: pid}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	p, err := procfs.NewProc(pid)
 	if err != nil {
 		return id, err
 	}
-	if id.Start, err = startTime(stat); err != nil {
+	st, err := p.Stat()
+	if err != nil {
 		return id, fmt.Errorf("/proc/%d/stat: %w", pid, err)
 	}
-	boot, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
-	if err != nil {
+	id.Start = st.Starttime
+	if id.Boot, err = bootID(); err != nil {
 		return id, err
 	}
-	id.Boot = strings.TrimSpace(string(boot))
-	if id.Exe, err = os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); err != nil {
+	if id.Exe, err = p.Executable(); err != nil {
 		return id, err
 	}
 	return id, nil
 }
 
-// startTime is field 22 of a stat line; the command name (field 2) may
-// hold spaces and parentheses, so fields are counted after its last ')'.
-func startTime(stat []byte) (uint64, error) {
-	i := bytes.LastIndexByte(stat, ')')
-	if i < 0 {
-		return 0, errors.New("no command name")
-	}
-	f := strings.Fields(string(stat[i+1:]))
-	if len(f) < 20 {
-		return 0, errors.New("too few fields")
-	}
-	return strconv.ParseUint(f[19], 10, 64)
-}
-
-// pgidOf is field 5 of a stat line, the process group.
-func pgidOf(stat []byte) int { return statField(stat, 2) }
-
-// statField is the i-th number after the command name of a stat line
-// (1 the parent, 2 the process group); -1 when there is none.
-func statField(stat []byte, i int) int {
-	j := bytes.LastIndexByte(stat, ')')
-	if j < 0 {
-		return -1
-	}
-	f := strings.Fields(string(stat[j+1:]))
-	if len(f) <= i {
-		return -1
-	}
-	v, err := strconv.Atoi(f[i])
-	if err != nil {
-		return -1
-	}
-	return v
-}
-
-// zombie reports a process that has exited and waits for its parent:
-// nothing to stop.
-func zombie(stat []byte) bool {
-	i := bytes.LastIndexByte(stat, ')')
-	return i >= 0 && bytes.HasPrefix(bytes.TrimLeft(stat[i+1:], " "), []byte("Z"))
+// bootID names this boot: a start time is only comparable within one.
+func bootID() (string, error) {
+	boot, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	return strings.TrimSpace(string(boot)), err
 }
 
 // Encode is the pid file's text.
@@ -203,33 +168,26 @@ func stopGroup(pgid int) {
 // group id cannot be given to a new process while the group has members,
 // and members of this boot that started after the leader belong to it.
 func stopMembers(id Identity) int {
-	boot, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
-	if strings.TrimSpace(string(boot)) != id.Boot {
+	if boot, _ := bootID(); boot != id.Boot {
 		return 0
 	}
 	n := 0
-	eachProcess(func(pid int, stat []byte) {
-		if pgidOf(stat) != id.Pid || zombie(stat) {
-			return
-		}
-		if st, err := startTime(stat); err == nil && st >= id.Start {
-			syscall.Kill(pid, syscall.SIGKILL)
+	eachProcess(func(st procfs.ProcStat) {
+		if st.PGRP == id.Pid && st.State != "Z" && st.Starttime >= id.Start {
+			syscall.Kill(st.PID, syscall.SIGKILL)
 			n++
 		}
 	})
 	return n
 }
 
-// eachProcess calls fn with the pid and stat line of every process
-// /proc lists, skipping those gone before their line was read.
-func eachProcess(fn func(pid int, stat []byte)) {
-	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
-	for _, p := range stats {
-		stat, err := os.ReadFile(p)
-		if err != nil {
-			continue
+// eachProcess calls fn with the stat of every process /proc lists,
+// skipping those gone before it was read.
+func eachProcess(fn func(procfs.ProcStat)) {
+	procs, _ := procfs.AllProcs()
+	for _, p := range procs {
+		if st, err := p.Stat(); err == nil {
+			fn(st)
 		}
-		pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
-		fn(pid, stat)
 	}
 }

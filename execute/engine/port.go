@@ -1,13 +1,13 @@
 package engine
 
 import (
-	"bufio"
 	"errors"
-	"fmt"
 	"net"
-	"os"
+	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/prometheus/procfs"
 )
 
 // ErrPortTaken means another process answers on the engine's port.
@@ -71,14 +71,18 @@ func listenedBy(pid, port int) (mine, known bool) {
 		return false, false
 	}
 	known = true
-	for _, p := range descendants(pid) {
-		fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", p))
+	for _, pid := range descendants(pid) {
+		p, err := procfs.NewProc(pid)
 		if err != nil {
 			known = false
 			continue
 		}
-		for _, fd := range fds {
-			link, _ := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", p, fd.Name()))
+		links, err := p.FileDescriptorTargets()
+		if err != nil {
+			known = false
+			continue
+		}
+		for _, link := range links {
 			if inode, ok := strings.CutPrefix(link, "socket:["); ok && inodes[strings.TrimSuffix(inode, "]")] {
 				return true, true
 			}
@@ -90,22 +94,19 @@ func listenedBy(pid, port int) (mine, known bool) {
 // listeners are the inodes of the TCP sockets listening on port, on any
 // address, from /proc/net/tcp and tcp6.
 func listeners(port int) map[string]bool {
-	suffix := fmt.Sprintf(":%04X", port)
+	const listen = 0x0A // TCP_LISTEN
 	inodes := map[string]bool{}
-	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
-		f, err := os.Open(table)
-		if err != nil {
-			continue
-		}
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			// sl local rem st tx:rx tr:when retrnsmt uid timeout inode
-			x := strings.Fields(sc.Text())
-			if len(x) > 9 && x[3] == "0A" && strings.HasSuffix(x[1], suffix) {
-				inodes[x[9]] = true
+	fs, err := procfs.NewDefaultFS()
+	if err != nil {
+		return inodes
+	}
+	for _, table := range []func() (procfs.NetTCP, error){fs.NetTCP, fs.NetTCP6} {
+		lines, _ := table()
+		for _, l := range lines {
+			if l.St == listen && l.LocalPort == uint64(port) {
+				inodes[strconv.FormatUint(l.Inode, 10)] = true
 			}
 		}
-		f.Close()
 	}
 	return inodes
 }
@@ -116,13 +117,12 @@ func listeners(port int) map[string]bool {
 func descendants(pid int) []int {
 	children := map[int][]int{}
 	out := []int{pid}
-	eachProcess(func(p int, stat []byte) {
-		if p != pid && pgidOf(stat) == pid {
-			out = append(out, p)
+	eachProcess(func(st procfs.ProcStat) {
+		if st.PID != pid && st.PGRP == pid {
+			out = append(out, st.PID)
 			return
 		}
-		parent := statField(stat, 1)
-		children[parent] = append(children[parent], p)
+		children[st.PPID] = append(children[st.PPID], st.PID)
 	})
 	for i := 0; i < len(out); i++ {
 		out = append(out, children[out[i]]...)
