@@ -67,11 +67,14 @@ func (w *writer) block(b d.Block) {
 		if b.Warn {
 			label = w.p.T("Warning")
 		}
+		// The colon stays outside the bold: CommonMark does not close "**"
+		// after a full-width colon followed by a CJK character, so
+		// "**注：**原始" would show its asterisks.
 		colon := ": "
 		if w.p.Lang() == "zh" {
 			colon = "："
 		}
-		w.line("> **" + label + strings.TrimSpace(colon) + "**" + colon[len(strings.TrimSpace(colon)):] + w.text(b.Text))
+		w.line("> **" + label + "**" + colon + w.text(b.Text))
 	case d.Banner:
 		w.line("> **" + w.text(b.Text) + "**")
 	case d.Chart:

@@ -201,7 +201,7 @@ func TestOneCalloutPerCause(t *testing.T) {
 		}
 		var md bytes.Buffer
 		markdown.Write(&md, doc, i18n.MustNew("en"), markdown.Options{})
-		if got := strings.Count(md.String(), "> **Warning:**"); got != warns || got > 6 {
+		if got := strings.Count(md.String(), "> **Warning**:"); got != warns || got > 6 {
 			t.Errorf("%s: %d warning callouts on the page (document: %d)", id, got, warns)
 		}
 	}

@@ -279,3 +279,23 @@ func TestSimulatedBanner(t *testing.T) {
 		}
 	}
 }
+
+// No page shows Markdown's asterisks as text: every "**" becomes bold in
+// the HTML, in every language (CommonMark does not close "**" after a
+// full-width colon followed by a CJK character).
+func TestNoLiteralAsterisks(t *testing.T) {
+	code := regexp.MustCompile(`(?s)<(script|pre|code|style)\b.*?</(script|pre|code|style)>`)
+	tag := regexp.MustCompile(`<[^>]*>`)
+	for _, id := range studies {
+		s, a, runs := seed(t, id)
+		for name, page := range renderAll(t, s, a, runs) {
+			if !strings.HasSuffix(name, ".html") {
+				continue
+			}
+			visible := tag.ReplaceAllString(code.ReplaceAllString(string(page), ""), "")
+			if i := strings.Index(visible, "**"); i >= 0 {
+				t.Errorf("%s shows literal asterisks: %q", name, visible[max(0, i-40):min(len(visible), i+40)])
+			}
+		}
+	}
+}
