@@ -11,6 +11,7 @@ package i18n
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -189,7 +190,27 @@ func (p *Printer) T(key string, args ...any) string {
 	if !built().known[key] {
 		return "[untranslated] " + fmt.Sprintf(key, args...)
 	}
-	return p.p.Sprintf(key, args...)
+	out := p.p.Sprintf(key, args...)
+	if p.lang == "zh" {
+		out = joinHan(out)
+	}
+	return out
+}
+
+// hanSpace is a space between two Chinese characters.
+var hanSpace = regexp.MustCompile(`(\p{Han}) +(\p{Han})`)
+
+// joinHan drops the spaces a message's template puts around an argument
+// when the argument is Chinese too: "在 %s 下" keeps them around
+// "ShareGPT 8RPS" and reads "在并发 8 下" with "并发 8".
+func joinHan(s string) string {
+	for {
+		t := hanSpace.ReplaceAllString(s, "$1$2")
+		if t == s {
+			return s
+		}
+		s = t
+	}
 }
 
 // Keys lists every message key.

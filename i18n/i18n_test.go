@@ -170,3 +170,14 @@ func TestChinesePunctuation(t *testing.T) {
 		}
 	}
 }
+
+// A Chinese argument joins the Chinese around it; Latin ones keep their
+// spaces.
+func TestJoinHan(t *testing.T) {
+	p := MustNew("zh")
+	for arg, want := range map[string]string{"并发 8": "在并发 8 下", "ShareGPT 8RPS": "在 ShareGPT 8RPS 下"} {
+		if got := p.T("lowest %s at %s", "延迟", arg); !strings.Contains(got, want) {
+			t.Errorf("%q: %q, want it to contain %q", arg, got, want)
+		}
+	}
+}
