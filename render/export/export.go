@@ -101,6 +101,7 @@ func FromStudy(s *schema.Study, final plan.Config) (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
+	argv = dropBenchOnly(e.Kind, argv)
 	m, _ := s.Model.Variant(final.ModelVariant())
 	gpus := 1
 	if v, ok := schema.Number(final.Knobs["tensorParallel"]); ok && v > 1 {
@@ -113,6 +114,26 @@ func FromStudy(s *schema.Study, final plan.Config) (Config, error) {
 		return c, fmt.Errorf("engine %s (%s) has no container image: set engines.%s.image in %s", final.Engine, e.Kind, final.Engine, s.File)
 	}
 	return c, nil
+}
+
+// benchOnly are the flags a benchmark sets for itself that a deployment
+// does not need: they add each request's cached-token count to its
+// usage, which the client reads and users' clients do not.
+var benchOnly = map[string][]string{
+	"vllm":   {"--enable-prompt-tokens-details"},
+	"sglang": {"--enable-cache-report"},
+}
+
+// dropBenchOnly is argv without kind's benchmark-only switches.
+func dropBenchOnly(kind string, argv []string) []string {
+	return slices.DeleteFunc(slices.Clone(argv), func(a string) bool {
+		for _, f := range benchOnly[kind] {
+			if a == f || strings.HasPrefix(a, f+"=") {
+				return true
+			}
+		}
+		return false
+	})
 }
 
 // ServeArgv is the command a container runs: the serve command, then

@@ -237,3 +237,16 @@ func TestFormatRegistry(t *testing.T) {
 		t.Errorf("helm: %v", err)
 	}
 }
+
+// A deployment does not carry the switches servelab's client needed to
+// read cached tokens.
+func TestDropsBenchOnlyFlags(t *testing.T) {
+	got := dropBenchOnly("vllm", []string{"vllm", "serve", "m", "--enable-prompt-tokens-details", "--max-num-seqs=8"})
+	if strings.Join(got, " ") != "vllm serve m --max-num-seqs=8" {
+		t.Errorf("vllm: %q", got)
+	}
+	got = dropBenchOnly("sglang", []string{"python3", "-m", "sglang.launch_server", "--enable-cache-report", "--enable-prompt-tokens-details"})
+	if strings.Join(got, " ") != "python3 -m sglang.launch_server --enable-prompt-tokens-details" {
+		t.Errorf("sglang: %q (only SGLang's own switch goes)", got)
+	}
+}
