@@ -132,6 +132,7 @@ func (l *Loader) decode(file, id string, v, orig cue.Value) (*Study, error) {
 	c.boundsMeasured()
 	c.parallelism()
 	c.flagVersions()
+	c.noLeadingDash()
 	c.baseline()
 	c.steps()
 	c.randomChat()

@@ -215,3 +215,51 @@ func (c *checker) warnf(parts []any, format string, args ...any) {
 	}
 	c.s.Warnings = append(c.s.Warnings, e)
 }
+
+// noLeadingDash refuses a value that reaches an engine's argv and starts
+// with "-": a model id of "--trust-remote-code" would be read as that
+// flag, around the flag tables, and in every export. Model ids and
+// revisions are positional or follow a flag; knob and raw-arg values
+// follow their flag, as its own word where the engine wants a space.
+func (c *checker) noLeadingDash() {
+	dash := func(parts []any, v string) {
+		if strings.HasPrefix(v, "-") {
+			c.errorf(parts, "%q starts with \"-\", so the engine would read it as a flag: a model id, revision or setting cannot begin with a dash", v)
+		}
+	}
+	m := c.s.Model
+	dash([]any{"model", "id"}, m.ID)
+	dash([]any{"model", "revision"}, m.Revision)
+	for _, name := range slices.Sorted(maps.Keys(m.Variants)) {
+		dash([]any{"model", "variants", name, "id"}, m.Variants[name].ID)
+		dash([]any{"model", "variants", name, "revision"}, m.Variants[name].Revision)
+	}
+	paths, sets := c.knobSets()
+	for i, k := range sets {
+		for _, name := range slices.Sorted(maps.Keys(k)) {
+			if v, ok := k[name].(string); ok {
+				dash(at(paths[i], name), v)
+			}
+		}
+	}
+	args := func(parts []any, a Args) {
+		for _, name := range slices.Sorted(maps.Keys(a)) {
+			if v, ok := a[name].(string); ok {
+				dash(at(parts, name), v)
+			}
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(c.s.Engines)) {
+		args([]any{"engines", name, "args"}, c.s.Engines[name].Args)
+	}
+	for i, st := range c.s.Steps {
+		for j, v := range st.Variants {
+			args([]any{"steps", i, "variants", j, "args"}, v.Args)
+		}
+		if st.Select != nil {
+			for j, v := range st.Select.Variants {
+				args([]any{"steps", i, "select", "variants", j, "args"}, v.Args)
+			}
+		}
+	}
+}
