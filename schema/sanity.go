@@ -13,6 +13,21 @@ import (
 // that cannot fit, flags no table can check, SLO bounds that cannot
 // hold or cannot be measured.
 
+// stepVariants are every variant of the steps, with their paths.
+func (c *checker) stepVariants() (paths [][]any, vs []Variant) {
+	for i, st := range c.s.Steps {
+		for j, v := range st.Variants {
+			paths, vs = append(paths, []any{"steps", i, "variants", j}), append(vs, v)
+		}
+		if st.Select != nil {
+			for j, v := range st.Select.Variants {
+				paths, vs = append(paths, []any{"steps", i, "select", "variants", j}), append(vs, v)
+			}
+		}
+	}
+	return paths, vs
+}
+
 // knobSets are every set of knobs the study writes, with their paths.
 func (c *checker) knobSets() (paths [][]any, sets []Knobs) {
 	add := func(p []any, k Knobs) {
@@ -24,15 +39,9 @@ func (c *checker) knobSets() (paths [][]any, sets []Knobs) {
 	for _, name := range slices.Sorted(maps.Keys(c.s.Engines)) {
 		add([]any{"engines", name, "knobs"}, c.s.Engines[name].Knobs)
 	}
-	for i, st := range c.s.Steps {
-		for j, v := range st.Variants {
-			add([]any{"steps", i, "variants", j, "knobs"}, v.Knobs)
-		}
-		if st.Select != nil {
-			for j, v := range st.Select.Variants {
-				add([]any{"steps", i, "select", "variants", j, "knobs"}, v.Knobs)
-			}
-		}
+	vpaths, vs := c.stepVariants()
+	for i, v := range vs {
+		add(at(vpaths[i], "knobs"), v.Knobs)
 	}
 	return paths, sets
 }
@@ -252,14 +261,8 @@ func (c *checker) noLeadingDash() {
 	for _, name := range slices.Sorted(maps.Keys(c.s.Engines)) {
 		args([]any{"engines", name, "args"}, c.s.Engines[name].Args)
 	}
-	for i, st := range c.s.Steps {
-		for j, v := range st.Variants {
-			args([]any{"steps", i, "variants", j, "args"}, v.Args)
-		}
-		if st.Select != nil {
-			for j, v := range st.Select.Variants {
-				args([]any{"steps", i, "select", "variants", j, "args"}, v.Args)
-			}
-		}
+	vpaths, vs := c.stepVariants()
+	for i, v := range vs {
+		args(at(vpaths[i], "args"), v.Args)
 	}
 }

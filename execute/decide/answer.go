@@ -46,11 +46,11 @@ func (a *Analysis) sloAnswer(s *schema.Study, p *plan.Plan, d *decider) {
 		}
 		return
 	}
-	runs := d.validRuns(fin)
+	runs := d.validPooled(fin)
 	ans.Runs = len(runs)
 	ans.Final = d.boundValues(runs)
 	if base := d.launchTrials(p, baselineTrial(p), ans.Profile); len(base) > 0 {
-		ans.Baseline = d.boundValues(d.validRuns(base))
+		ans.Baseline = d.boundValues(d.validPooled(base))
 	}
 	if len(runs) == 0 {
 		return
@@ -132,15 +132,17 @@ func sameLaunch(a, b *plan.Trial) bool {
 		slices.Equal(a.Argv, b.Argv) && maps.Equal(a.Env, b.Env)
 }
 
-// validRuns are the runs of trials that can count: failed runs are left
-// out, as in every decision.
-func (d *decider) validRuns(ts []*plan.Trial) []*record.Record {
+// validPooled are the runs of the configuration at the load of ts (the
+// trials of one launch at one profile), pooled as every option's figure
+// is: failed runs are left out, as in every decision.
+func (d *decider) validPooled(ts []*plan.Trial) []*record.Record {
+	if len(ts) == 0 {
+		return nil
+	}
 	var out []*record.Record
-	for _, t := range ts {
-		for _, r := range d.runs[t.Key] {
-			if iv := d.validity(r, t, t.Variant); iv == nil || iv.Reason != ReasonFailed {
-				out = append(out, r)
-			}
+	for _, pr := range d.pooled(ts[0]) {
+		if iv := d.validity(pr.rec, pr.as(ts[0]), ts[0].Variant); iv == nil || iv.Reason != ReasonFailed {
+			out = append(out, pr.rec)
 		}
 	}
 	return out

@@ -21,9 +21,9 @@ type Tradeoff struct {
 // tradeoffs lists, profile by profile, the means and P99s of latency,
 // TTFT, TPOT and ITL, the throughputs and the capacity that the final
 // makes worse by more than minGain, and never by less than the default
-// minGain (3 %, inside the launch-to-launch spread). A difference the records show to be
-// inside the noise, or that the sources' rounding could explain, is no
-// trade-off.
+// minGain (3 %, inside the launch-to-launch spread). A difference the
+// records show to be inside the noise, or that the sources' rounding
+// could explain, is no trade-off.
 func tradeoffs(rows []ValidationRow, minGain float64) []Tradeoff {
 	minGain = max(minGain, schema.DefaultMinGain)
 	out := []Tradeoff{}
@@ -36,7 +36,7 @@ func tradeoffs(rows []ValidationRow, minGain float64) []Tradeoff {
 		}
 		cands := []*ValidationRow{&row, row.Throughput, row.Latency, row.TTFT, row.TPOT, row.ITL}
 		for _, r := range row.Percentiles {
-			if r.Metric[len(r.Metric)-3:] == "p99" {
+			if strings.HasSuffix(r.Metric, ".p99") {
 				cands = append(cands, r)
 			}
 		}
@@ -64,7 +64,7 @@ func tradeoffs(rows []ValidationRow, minGain float64) []Tradeoff {
 
 func appendWorse(out []Tradeoff, profile, metric string, base, fin, minGain float64) []Tradeoff {
 	r, gain := ratio(fin, base, Lower(metric))
-	if r <= 0 || gain >= -minGain || gain == 0 {
+	if r <= 0 || gain >= -minGain {
 		return out
 	}
 	return append(out, Tradeoff{Profile: profile, Metric: metric, Baseline: base, Final: fin, Ratio: 1 / r})

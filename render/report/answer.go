@@ -20,22 +20,19 @@ func SLOAnswer(s *schema.Study, a *decide.Analysis) d.Text {
 	if ans == nil || a.Final == nil {
 		return nil
 	}
-	bounds := boundsText(ans.Bounds)
-	at := ProfileTitle(s, ans.Profile)
+	if !ans.Met {
+		return d.Sentences(SLOMissed(s, a), d.M("The serving command below is therefore best-effort."))
+	}
+	bounds, at := boundsText(ans.Bounds), ProfileTitle(s, ans.Profile)
 	if c := ans.Capacity; c != nil {
-		if ans.Met {
-			return d.M("The recommended configuration meets %s at %s up to %s.", bounds, at, capacityText(c))
-		}
-		return d.M("No configuration meets %s at %s; the closest is %s, whose capacity is %s. The serving command below is therefore best-effort.", bounds, at, FinalName(s, a), capacityText(c))
+		return d.M("The recommended configuration meets %s at %s up to %s.", bounds, at, capacityText(c))
 	}
-	if ans.Met {
-		return d.M("The recommended configuration meets %s at %s: %s.", bounds, at, boundValues(ans))
-	}
-	return d.M("No configuration meets %s at %s; the closest is %s (%s). The serving command below is therefore best-effort.", bounds, at, FinalName(s, a), boundValues(ans))
+	return d.M("The recommended configuration meets %s at %s: %s.", bounds, at, boundValues(ans))
 }
 
-// SLOMissed is the answer for a page that lists studies, where no
-// configuration meets the SLO: SLOAnswer without the serving command.
+// SLOMissed is the answer where no configuration meets the SLO, as a
+// page that lists studies gives it: SLOAnswer without the serving
+// command.
 // nil when the SLO is met or the study has none.
 func SLOMissed(s *schema.Study, a *decide.Analysis) d.Text {
 	ans := a.SLO
