@@ -36,7 +36,7 @@ test: vet site-deps chromium slurm-deps llamacpp-cpu
 	@# Timing claims that other packages' tests running beside them on two
 	@# cores would spoil run alone, afterwards.
 	SERVELAB_TIMING_ALONE=1 $(GO) test -p 1 -count=1 -v \
-		-run '^(TestTraceReplayKeepsArrivals|TestTimingMatchesModel|TestFlagEffects|TestConstantRateHoldsSchedule)$$' \
+		-run '^(TestTraceReplayKeepsArrivals|TestConstantRateHoldsSchedule)$$' \
 		./execute/dataset/ ./execute/load/
 
 # The docs site from the committed studies and results (no GPU needed).

@@ -60,10 +60,10 @@ type Prompts struct {
 func MakePrompts(o Options) (Prompts, error) {
 	n := o.Requests + o.Warmup
 	if o.Dataset == "" {
-		ps, err := dataset.RandomFor(o.API, o.Target, o.Model, o.InputLen, o.OutputLen, 0, 0, n, o.Seed)
+		ps, err := dataset.RandomFor(load.Target{URL: o.Target, Model: o.Model, API: o.API}, o.InputLen, o.OutputLen, 0, 0, n, o.Seed)
 		return Prompts{Prompts: ps}, err
 	}
-	set, err := dataset.ShareGPT(o.Dataset, "", n, o.Seed, dataset.EngineTokenizer(o.Target, o.Model))
+	set, err := dataset.ShareGPT(o.Dataset, "", n, o.Seed, dataset.EngineTokenizer(load.Target{URL: o.Target, Model: o.Model}))
 	return Prompts{Prompts: load.List(set.Prompts), Estimated: set.Estimated}, err
 }
 

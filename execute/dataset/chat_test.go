@@ -2,58 +2,52 @@ package dataset
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"testing/synctest"
+	"time"
 
-	"servelab.dev/cmd/servelab-sim/simtest"
+	"servelab.dev/execute/engine"
 	"servelab.dev/execute/host/timingcheck"
 	"servelab.dev/execute/load"
+	"servelab.dev/execute/sim"
 )
-
-var simBin string
 
 func TestMain(m *testing.M) {
 	timingcheck.Main()
-	dir, err := os.MkdirTemp("", "servelab-sim-")
-	if err != nil {
-		panic(err)
-	}
-	simBin = filepath.Join(dir, "servelab-sim")
-	if bin := os.Getenv("SERVELAB_SIM_BIN"); bin != "" {
-		simBin = bin // a test binary carried to a host without Go
-	} else if out, err := exec.Command("go", "build", "-o", simBin, "servelab.dev/cmd/servelab-sim").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building servelab-sim: %v\n%s", err, out)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(m.Run())
 }
 
-func startSim(t *testing.T) string {
-	url, _ := simtest.Start(t, simBin, []string{"SERVELAB_SIM_TIMING=step=1ms,per-seq=0s,prefill=0s"}, "vllm", "serve", "m/m")
-	return url
+// simTarget starts the simulator in-process, on the bubble's virtual
+// clock, and returns the target that reaches it.
+func simTarget(t *testing.T) load.Target {
+	in, err := sim.Launcher{Clock: sim.Timer, Timing: "step=1ms,per-seq=0s,prefill=0s"}.Launch(context.Background(),
+		engine.Spec{Argv: []string{"vllm", "serve", "m/m"}}, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(in.Stop)
+	return load.Target{URL: in.Endpoint(), Model: "m/m", API: "chat", Dial: in.(engine.Dialer).DialContext}
 }
 
 // `--random 256,32` with the chat API: every request reaches the
 // simulator with a non-empty message that its tokenizer counts as 256
 // tokens ± 2 %, and the server's usage agrees with what the client
 // claimed.
-func TestRandomChatPromptsReachSim(t *testing.T) {
-	url := startSim(t)
-	prompts, err := RandomFor("chat", url, "m/m", 256, 32, 0, 0, 20, 7)
+func TestRandomChatPromptsReachSim(t *testing.T) { synctest.Test(t, testRandomChatPromptsReachSim) }
+
+func testRandomChatPromptsReachSim(t *testing.T) {
+	tg := simTarget(t)
+	prompts, err := RandomFor(tg, 256, 32, 0, 0, 20, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := load.RunPrompts(context.Background(), load.Target{URL: url, Model: "m/m", API: "chat"},
+	s, err := load.RunPrompts(context.Background(), tg,
 		load.Load{Kind: "concurrency", Concurrency: 4, Requests: 20, IgnoreEOS: true}, prompts)
 	if err != nil {
 		t.Fatal(err)
@@ -80,11 +74,11 @@ func TestRandomChatPromptsReachSim(t *testing.T) {
 func TestRandomChatRefusedWithoutTokenizer(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	defer srv.Close()
-	_, err := RandomFor("chat", srv.URL, "m", 256, 32, 0, 0, 4, 1)
+	_, err := RandomFor(load.Target{URL: srv.URL, Model: "m", API: "chat"}, 256, 32, 0, 0, 4, 1)
 	if err == nil || !strings.Contains(err.Error(), "use the completions API") {
 		t.Errorf("error %v", err)
 	}
-	ids, err := RandomFor("completions", srv.URL, "m", 256, 32, 0, 0, 4, 1)
+	ids, err := RandomFor(load.Target{URL: srv.URL, Model: "m", API: "completions"}, 256, 32, 0, 0, 4, 1)
 	if err != nil || ids.Len() != 4 || len(ids.At(0).TokenIDs) != 256 {
 		t.Errorf("completions: %v, %+v", err, ids)
 	}

@@ -147,14 +147,14 @@ func (s *randomSource) At(i int) load.Prompt {
 
 // RandomFor makes random prompts for api: token ids for the completions
 // API (drawn lazily, as RandomSource), text checked against the engine's
-// tokenizer at url for the chat API (refused when the engine has none;
+// tokenizer for the chat API (refused when the engine has none;
 // made before the run, since each prompt costs tokenizer calls that have
 // no place between sends).
-func RandomFor(api, url, model string, in, out int, r float64, prefix, n int, seed uint64) (load.Prompts, error) {
-	if api == "completions" {
+func RandomFor(t load.Target, in, out int, r float64, prefix, n int, seed uint64) (load.Prompts, error) {
+	if t.API == "completions" {
 		return RandomSource(in, out, r, prefix, n, seed), nil
 	}
-	set, err := RandomText(in, out, r, prefix, n, seed, EngineTokenizer(url, model))
+	set, err := RandomText(in, out, r, prefix, n, seed, EngineTokenizer(t))
 	if err != nil {
 		return nil, err
 	}
@@ -167,11 +167,11 @@ func RandomFor(api, url, model string, in, out int, r float64, prefix, n int, se
 // are left out: the server's usage counts its template apart, which the
 // client measures once per run. It returns nil when the endpoint is
 // absent, so callers fall back to a marked estimate or refuse.
-func EngineTokenizer(baseURL, model string) Tokenizer {
-	c := &http.Client{Timeout: 30 * time.Second}
-	url := strings.TrimRight(baseURL, "/") + "/tokenize"
+func EngineTokenizer(t load.Target) Tokenizer {
+	c := t.Client(30 * time.Second)
+	url := strings.TrimRight(t.URL, "/") + "/tokenize"
 	count := func(text string) (int, error) {
-		body, _ := json.Marshal(map[string]any{"model": model, "prompt": text, "content": text, "add_special_tokens": false})
+		body, _ := json.Marshal(map[string]any{"model": t.Model, "prompt": text, "content": text, "add_special_tokens": false})
 		resp, err := c.Post(url, "application/json", bytes.NewReader(body))
 		if err != nil {
 			return 0, err

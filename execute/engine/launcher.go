@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"net"
 	"time"
 )
 
@@ -30,6 +31,13 @@ type Instance interface {
 	// Pgid is the local process group to stop if servelab dies with the
 	// engine up (the run's pid file names it).
 	Pgid() int
+}
+
+// Dialer is an Instance reached without the network (an in-process
+// engine): connections to it come from DialContext, whatever address
+// Endpoint names.
+type Dialer interface {
+	DialContext(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 // Timing is how long each phase of an engine's life took.

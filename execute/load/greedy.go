@@ -17,7 +17,8 @@ import (
 // answer a prompt with the same text agree on it; the quality guard
 // compares these texts between an incumbent and a variant.
 func Greedy(ctx context.Context, t Target, prompts Prompts, tokens int) ([]string, error) {
-	c := &http.Client{Timeout: 2 * time.Minute}
+	c := t.Client(2 * time.Minute)
+	defer c.CloseIdleConnections()
 	path := "/v1/chat/completions"
 	if t.API == "completions" {
 		path = "/v1/completions"

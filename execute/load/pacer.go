@@ -46,6 +46,11 @@ func newPacer() *pacer {
 	return &pacer{s: goSleeper{}, late: time.Millisecond, maxSpin: 1200 * time.Microsecond}
 }
 
+// timerPacer waits on Go's timer alone, for an in-process target: there
+// the client shares the engine's threads, and under a virtual clock
+// (testing/synctest) time stands still while a goroutine spins.
+func timerPacer() *pacer { return &pacer{s: goSleeper{}} }
+
 func (p *pacer) close() { p.s.close() }
 
 // wait returns at t, or false when ctx ends first.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -21,6 +22,18 @@ type Target struct {
 	// Metrics is the path of the engine's Prometheus endpoint, scraped
 	// each second of the measured requests ("" for none).
 	Metrics string
+	// Dial, when set, opens every connection to the target instead of
+	// the network: an in-process engine (execute/sim's Pipe). The client
+	// then reads with net/http and paces on Go's timer without spinning,
+	// so that it runs on testing/synctest's virtual clock.
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+}
+
+// Client is an HTTP client for the target's other endpoints (tokenize,
+// cache reset, greedy decodes): without a proxy, through Dial when set.
+// The caller closes its idle connections.
+func (t Target) Client(timeout time.Duration) *http.Client {
+	return &http.Client{Timeout: timeout, Transport: &http.Transport{Proxy: nil, DialContext: t.Dial}}
 }
 
 // Prompt is one request's input and output budget.
@@ -144,7 +157,7 @@ func Measure(ctx context.Context, t Target, l Load, prompts Prompts) (Result, er
 	rest := offset{prompts, l.Warmup % prompts.Len()}
 	var sc *scraper
 	if t.Metrics != "" {
-		sc = startScrape(ctx, strings.TrimRight(t.URL, "/")+t.Metrics, time.Second)
+		sc = startScrape(ctx, t, time.Second)
 	}
 	start := time.Now().Add(5 * time.Millisecond)
 	if sc != nil {
@@ -210,7 +223,12 @@ func newClient(t Target, l Load) *client {
 	if t.API == "completions" {
 		path = "/v1/completions"
 	}
-	return &client{t: t, l: l, tr: newTransport(strings.TrimRight(t.URL, "/")+path, slots, l.reader), pace: newPacer()}
+	url := strings.TrimRight(t.URL, "/") + path
+	if t.Dial != nil {
+		tr := newHTTPTransport(slots, t.Dial)
+		return &client{t: t, l: l, tr: &httpTransport{c: &http.Client{Transport: tr}, url: url}, pace: timerPacer()}
+	}
+	return &client{t: t, l: l, tr: newTransport(url, slots, l.reader), pace: newPacer()}
 }
 
 // warmup sends the warm-up requests before the measured schedule

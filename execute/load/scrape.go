@@ -74,10 +74,10 @@ type scraper struct {
 
 // startScrape takes the baseline point (the counters before the
 // measured requests) now; run starts the periodic scrapes.
-func startScrape(ctx context.Context, url string, every time.Duration) *scraper {
+func startScrape(ctx context.Context, t Target, every time.Duration) *scraper {
 	// Its own transport, without a proxy, as the client's.
-	hc := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 1}}
-	s := &scraper{url: url, start: time.Now(), http: hc, every: every, quit: make(chan struct{}), done: make(chan struct{})}
+	hc := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 1, DialContext: t.Dial}}
+	s := &scraper{url: strings.TrimRight(t.URL, "/") + t.Metrics, start: time.Now(), http: hc, every: every, quit: make(chan struct{}), done: make(chan struct{})}
 	s.ok = s.scrape(ctx)
 	return s
 }

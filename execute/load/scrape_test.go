@@ -65,7 +65,7 @@ func TestScrapeSeries(t *testing.T) {
 		fmt.Fprint(w, p)
 	}))
 	defer srv.Close()
-	s := startScrape(context.Background(), srv.URL+"/metrics", 20*time.Millisecond)
+	s := startScrape(context.Background(), Target{URL: srv.URL, Metrics: "/metrics"}, 20*time.Millisecond)
 	s.run(context.Background(), time.Now())
 	time.Sleep(70 * time.Millisecond)
 	series := s.stop()
@@ -120,7 +120,7 @@ func TestScrapeGivesUp(t *testing.T) {
 		"junk":  func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "vllm:num_requests_running{ 12") },
 	} {
 		srv := httptest.NewServer(h)
-		s := startScrape(context.Background(), srv.URL, 10*time.Millisecond)
+		s := startScrape(context.Background(), Target{URL: srv.URL}, 10*time.Millisecond)
 		s.run(context.Background(), time.Now())
 		time.Sleep(30 * time.Millisecond)
 		if got := s.stop(); got != nil {

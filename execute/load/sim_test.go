@@ -111,29 +111,6 @@ func simMetric(t *testing.T, url, name string) int {
 	return 0
 }
 
-// With a fixed timing model (6 ms steps, no per-sequence or prefill
-// cost) one request at a time sees TPOT = ITL = 6 ms and TTFT of about
-// one step; the tolerances allow for the sleep's granularity.
-func TestTimingMatchesModel(t *testing.T) {
-	url := startSim(t, []string{"SERVELAB_SIM_TIMING=step=6ms,per-seq=0s,prefill=0s"}, "vllm", "serve", "m/m")
-	timing(t, func(c *checker) {
-		samples, err := Run(context.Background(), Target{URL: url, Model: "m/m", API: "chat"},
-			Load{Kind: "concurrency", Concurrency: 1, Requests: 12, Warmup: 2}, prompts(4, 50, 30))
-		if err != nil {
-			t.Fatal(err)
-		}
-		m := Summarize(samples)
-		if m.Completed != 12 || m.Warmup != 2 || *m.OutputTokens != 12*30 {
-			t.Fatalf("%d completed, %d warm-up, %d tokens: %v", m.Completed, m.Warmup, *m.OutputTokens, m.FailReasons)
-		}
-		within(c, "mean TPOT", *m.TPOT.Mean, 6, 0.03)
-		within(c, "median ITL", *m.ITL.Median, 6, 0.05)
-		if ttft := *m.TTFT.Median; ttft < 3 || ttft > 16 {
-			c.Errorf("median TTFT %.2f ms, want about one 6 ms step (3..16)", ttft)
-		}
-	})
-}
-
 // checker collects the misses of one attempt of a timing test.
 type checker struct{ errs []string }
 
@@ -262,23 +239,4 @@ func sse(t *testing.T, body string) *httptest.Server {
 	}))
 	t.Cleanup(s.Close)
 	return s
-}
-
-// Speculative decoding and FP8 change the timing the way the model says:
-// more tokens per step, shorter steps.
-func TestFlagEffects(t *testing.T) {
-	tpot := func(args ...string) float64 {
-		url := startSim(t, []string{"SERVELAB_SIM_TIMING=step=6ms,per-seq=0s,prefill=0s"}, args...)
-		s, _ := Run(context.Background(), Target{URL: url, Model: args[2], API: "chat"},
-			Load{Kind: "concurrency", Concurrency: 1, Requests: 6}, prompts(2, 10, 60))
-		return *Summarize(s).TPOT.Mean
-	}
-	timing(t, func(c *checker) {
-		base := tpot("vllm", "serve", "m/m")
-		spec := tpot("vllm", "serve", "m/m", `--speculative-config={"method":"mtp","num_speculative_tokens":2}`)
-		fp8 := tpot("vllm", "serve", "m/m-FP8")
-		// MTP with 2 drafted tokens: 1 + floor(2·0.6) = 2 tokens per 6.9 ms step.
-		within(c, "speculative TPOT", spec, 6.9/2, 0.05)
-		within(c, "FP8 TPOT", fp8, base*0.7, 0.05)
-	})
 }

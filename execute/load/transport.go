@@ -38,7 +38,7 @@ func newTransport(url string, slots int, reader string) transport {
 			return t
 		}
 	}
-	return &httpTransport{c: &http.Client{Transport: newHTTPTransport(slots)}, url: url}
+	return &httpTransport{c: &http.Client{Transport: newHTTPTransport(slots, nil)}, url: url}
 }
 
 // httpTransport is net/http: portable, HTTPS, proxies' dialects; each

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"strings"
 	"time"
 
+	"servelab.dev/execute/load"
 	"servelab.dev/schema"
 )
 
@@ -27,17 +29,19 @@ func launchEnv(env map[string]string, cr *schema.CacheReset) map[string]string {
 // follows another on the same launch, so that it does not inherit a
 // warm cache. It returns a note for the record: what was done, or why
 // it could not be.
-func resetCache(ctx context.Context, base string, cr *schema.CacheReset) string {
+func resetCache(ctx context.Context, tg load.Target, cr *schema.CacheReset) string {
 	if cr == nil {
 		return "prefix cache not reset before this run: the engine has no reset endpoint (distinct prompts per trial still apply)"
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+cr.Path, nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(tg.URL, "/")+cr.Path, nil)
 	if err != nil {
 		return "prefix cache not reset: " + err.Error()
 	}
-	resp, err := http.DefaultClient.Do(req)
+	c := tg.Client(0)
+	defer c.CloseIdleConnections()
+	resp, err := c.Do(req)
 	if err != nil {
 		return fmt.Sprintf("prefix cache not reset: POST %s: %v", cr.Path, err)
 	}

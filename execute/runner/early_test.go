@@ -3,11 +3,15 @@ package runner
 import (
 	"context"
 	"fmt"
+	"os"
+	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"servelab.dev/execute/decide"
 	"servelab.dev/execute/record"
+	"servelab.dev/execute/sim"
 	"servelab.dev/execute/store"
 	"servelab.dev/schema"
 )
@@ -94,12 +98,13 @@ func values(rs []*record.Record, samples map[*record.Record][]record.Sample) []f
 // The rule stops the losers early, never the winners, and saves at least
 // 30 % of the variants' benchmark requests.
 func TestEarlyStopReplay(t *testing.T) {
+	synctest.Test(t, testEarlyStopReplay)
+}
+
+func testEarlyStopReplay(t *testing.T) {
 	r := replayEarlyStops(t)
 	if r.missed != "" {
-		t.Logf("attempt missed: %s; trying again", r.missed)
-		if r = replayEarlyStops(t); r.missed != "" {
-			t.Fatal(r.missed)
-		}
+		t.Fatal(r.missed)
 	}
 	if len(r.changed) > 0 {
 		t.Errorf("early stopping would change decisions: %v", r.changed)
@@ -110,7 +115,7 @@ func TestEarlyStopReplay(t *testing.T) {
 }
 
 // BenchmarkEarlyStopReplay prints the share of benchmark requests the
-// rule saves on the three studies (make bench).
+// rule saves on the three studies (make bench), on the wall clock.
 func BenchmarkEarlyStopReplay(b *testing.B) {
 	for range b.N {
 		r := replayEarlyStops(b)
@@ -126,40 +131,38 @@ func BenchmarkEarlyStopReplay(b *testing.B) {
 // loser's record says so and holds only the requests the rule saw, and
 // the step still adopts the winner.
 func TestEarlyStopAtRunTime(t *testing.T) {
-	es := earlyStudies[1] // base 2 slots: 4 wins, 1 loses
-	for attempt := range 2 {
+	synctest.Test(t, func(t *testing.T) {
+		es := earlyStudies[1] // base 2 slots: 4 wins, 1 loses
 		s := study(t, earlyStudy(es.base, es.variants, true))
 		runs, _, a := runSimulated(t, s)
 		st := a.Steps[0]
-		var msgs []string
 		for _, o := range st.Options {
 			r := runs[o.Key][0]
 			switch {
 			case o.Variant == "1" && (r.EarlyStop == nil || r.Metrics.Completed >= 90):
-				msgs = append(msgs, fmt.Sprintf("loser not stopped early (%d requests completed)", r.Metrics.Completed))
+				t.Errorf("loser not stopped early (%d requests completed)", r.Metrics.Completed)
 			case o.Variant == "4" && r.EarlyStop != nil:
-				msgs = append(msgs, "winner stopped: "+r.EarlyStop.Reason)
+				t.Errorf("winner stopped: %s", r.EarlyStop.Reason)
 			}
 		}
 		if st.Adopted == nil || *st.Adopted != es.winner {
-			msgs = append(msgs, fmt.Sprintf("step %s (%s), want %s adopted", st.Outcome, st.Detail, es.winner))
+			t.Errorf("step %s (%s), want %s adopted", st.Outcome, st.Detail, es.winner)
 		}
-		if len(msgs) == 0 {
-			return
-		}
-		if attempt == 1 {
-			t.Fatal(msgs)
-		}
-		t.Logf("attempt missed: %v; trying again", msgs)
-	}
+	})
 }
 
-// runSimulated runs s on servelab-sim from an empty results folder and
-// decides it from the records it wrote.
+// runSimulated runs s on the in-process simulator from an empty results
+// folder and decides it from the records it wrote. Inside a synctest
+// bubble (a test) the clock is virtual and the timings are the model's
+// exactly; in a benchmark they are the wall clock's.
 func runSimulated(t testing.TB, s *schema.Study) (map[string][]*record.Record, map[*record.Record][]record.Sample, *decide.Analysis) {
 	t.Helper()
 	dir := t.TempDir()
-	if _, err := Run(context.Background(), s, Options{Results: dir, Simulate: true, SimPath: simBin, HealthTimeout: 10 * time.Second}); err != nil {
+	o := inProcess(dir)
+	if _, ok := t.(*testing.B); ok {
+		o.Launcher = sim.Launcher{Clock: sim.Wall}
+	}
+	if _, err := Run(context.Background(), s, o); err != nil {
 		t.Fatal(err)
 	}
 	runs, samples, err := store.Open(dir).OKWithSamples()
@@ -171,4 +174,50 @@ func runSimulated(t testing.TB, s *schema.Study) (map[string][]*record.Record, m
 		t.Fatal(err)
 	}
 	return runs, samples, a
+}
+
+// Adaptive repeats decide the example study as a fixed 5 runs a side
+// does, with fewer runs: the clear call stops at 2, the close one gets
+// more. On the virtual clock the runs are the model's, so the figures
+// are the same on any host.
+func TestAdaptiveRepeatsDecideAsFixed(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src, err := os.ReadFile("../../studies/examples/adaptive-repeats.cue")
+		if err != nil {
+			t.Fatal(err)
+		}
+		adaptive := runsAndFinal(t, string(src))
+		fixed := runsAndFinal(t, strings.Replace(string(src), "repeats: {min: 2, max: 5}", "repeats: 5", 1))
+		if adaptive.final != fixed.final || adaptive.final != "vllm serve Qwen/Qwen3-8B --max-num-seqs=16" {
+			t.Errorf("adaptive final %q, fixed final %q", adaptive.final, fixed.final)
+		}
+		if adaptive.runs >= fixed.runs || adaptive.bench >= fixed.bench {
+			t.Errorf("adaptive %d runs in %v against fixed %d in %v", adaptive.runs, adaptive.bench, fixed.runs, fixed.bench)
+		}
+		t.Logf("adaptive %d runs, %v of benchmark; fixed %d, %v", adaptive.runs, adaptive.bench, fixed.runs, fixed.bench)
+	})
+}
+
+type outcome struct {
+	final string
+	runs  int
+	bench time.Duration
+}
+
+func runsAndFinal(t *testing.T, src string) outcome {
+	s := study(t, src)
+	dir := t.TempDir()
+	sum, err := Run(context.Background(), s, inProcess(dir))
+	if err != nil || !sum.Decided {
+		t.Fatalf("decided %v: %v", sum.Decided, err)
+	}
+	runs, samples, err := store.Open(dir).OKWithSamples()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := decide.Analyze(s, decide.Records{Runs: runs, Samples: samples}, decide.Simulated)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return outcome{final: strings.Join(a.Final.Argv, " "), runs: sum.Run, bench: sum.Bench}
 }

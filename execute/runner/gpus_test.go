@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"servelab.dev/execute/event"
@@ -36,7 +37,9 @@ esac
 // it waits, and the records name GPU 1, its model and memory: not GPU 0,
 // whose model was all a record used to carry. nvidia-smi is the real
 // seam: a script on PATH.
-func TestTrialStartsOnTheFreeGPU(t *testing.T) {
+func TestTrialStartsOnTheFreeGPU(t *testing.T) { synctest.Test(t, testTrialStartsOnTheFreeGPU) }
+
+func testTrialStartsOnTheFreeGPU(t *testing.T) {
 	bin := t.TempDir()
 	if err := os.WriteFile(filepath.Join(bin, "nvidia-smi"), []byte(fakeSMI), 0o755); err != nil {
 		t.Fatal(err)
@@ -47,7 +50,7 @@ func TestTrialStartsOnTheFreeGPU(t *testing.T) {
 	var mu sync.Mutex
 	var evs []event.Event
 	sink := event.Func(func(e event.Event) { mu.Lock(); evs = append(evs, e); mu.Unlock() })
-	sum, err := Run(context.Background(), s, Options{Results: dir, Simulate: true, SimPath: simBin, GPUs: []string{"0", "1"}, Events: sink})
+	sum, err := Run(context.Background(), s, Options{Results: dir, Simulate: true, Launcher: inProcessSim, GPUs: []string{"0", "1"}, Events: sink})
 	if err != nil || !sum.Decided || sum.Launches != 2 {
 		t.Fatalf("%+v %v", sum, err)
 	}
@@ -184,7 +187,9 @@ esac
 // once, each on its own GPU: the records name two different GPUs, and
 // no two runs that overlapped in time shared one (record.SharedGPUs,
 // the check the multi-GPU study's committed records must pass too).
-func TestParallelLaunchesShareNoGPU(t *testing.T) {
+func TestParallelLaunchesShareNoGPU(t *testing.T) { synctest.Test(t, testParallelLaunchesShareNoGPU) }
+
+func testParallelLaunchesShareNoGPU(t *testing.T) {
 	bin := t.TempDir()
 	if err := os.WriteFile(filepath.Join(bin, "nvidia-smi"), []byte(fourFree), 0o755); err != nil {
 		t.Fatal(err)
@@ -200,7 +205,7 @@ func TestParallelLaunchesShareNoGPU(t *testing.T) {
 			mu.Unlock()
 		}
 	})
-	sum, err := Run(context.Background(), study(t, fourProfiles), Options{Results: dir, Simulate: true, SimPath: simBin, GPUs: []string{"0", "1", "2", "3"}, Events: sink})
+	sum, err := Run(context.Background(), study(t, fourProfiles), Options{Results: dir, Simulate: true, Launcher: inProcessSim, GPUs: []string{"0", "1", "2", "3"}, Events: sink})
 	if err != nil || !sum.Decided || sum.Launches != 2 {
 		t.Fatalf("%+v %v", sum, err)
 	}

@@ -31,9 +31,13 @@ import (
 
 // Options control a run.
 type Options struct {
-	Results   string
-	Simulate  bool   // replace every engine by servelab-sim with the same arguments
-	SimPath   string // the servelab-sim binary
+	Results string
+	// Simulate replaces every engine by the simulator with the same
+	// arguments: the servelab-sim binary at SimPath, or, with no
+	// SimPath, whatever the Launcher starts (execute/sim's in-process
+	// one); either way the records are marked simulated.
+	Simulate  bool
+	SimPath   string
 	Only      string // run only this step's trials
 	MaxTrials int    // stop after this many trials (0: no limit)
 	Force     bool   // run trials again even when they have a record

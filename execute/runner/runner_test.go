@@ -11,27 +11,23 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"servelab.dev/execute/decide"
 	"servelab.dev/execute/engine"
+	"servelab.dev/execute/sim"
 	"servelab.dev/execute/store"
 	"servelab.dev/schema"
 	"servelab.dev/schema/plan"
 )
 
-var simBin string
+// inProcessSim runs the engines as in-process simulators: inside a
+// synctest bubble, on its virtual clock.
+var inProcessSim = sim.Launcher{Clock: sim.Timer}
 
-func TestMain(m *testing.M) {
-	dir, _ := os.MkdirTemp("", "servelab-sim-")
-	simBin = filepath.Join(dir, "servelab-sim")
-	if out, err := exec.Command("go", "build", "-o", simBin, "servelab.dev/cmd/servelab-sim").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building servelab-sim: %v\n%s", err, out)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+func inProcess(dir string) Options {
+	return Options{Results: dir, Simulate: true, Launcher: inProcessSim, HealthTimeout: 10 * time.Second}
 }
 
 // fourProfiles is a study whose configurations each run 4 profiles.
@@ -65,23 +61,30 @@ func study(t testing.TB, src string) *schema.Study {
 	return s
 }
 
-func TestOneLaunchPerConfiguration(t *testing.T) {
+func TestOneLaunchPerConfiguration(t *testing.T) { synctest.Test(t, testOneLaunchPerConfiguration) }
+
+func testOneLaunchPerConfiguration(t *testing.T) {
 	s := study(t, fourProfiles)
-	sum, err := Run(context.Background(), s, Options{Results: t.TempDir(), Simulate: true, SimPath: simBin, HealthTimeout: 10 * time.Second})
+	// Each engine takes 20 s to become healthy, as a model's load would.
+	slow := sim.Launcher{Clock: sim.Timer, Faults: "slow-start=20s"}
+	sum, err := Run(context.Background(), s, Options{Results: t.TempDir(), Simulate: true, Launcher: slow, HealthTimeout: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if sum.Launches != 2 || sum.Run != 8 || !sum.Decided {
 		t.Errorf("%d launches for 8 trials of 2 configurations (decided %v)", sum.Launches, sum.Decided)
 	}
-	if sum.Bench <= 0 || sum.Overhead <= 0 {
-		t.Errorf("GPU time not split: bench %v, overhead %v", sum.Bench, sum.Overhead)
+	// The health polls see the engine 100 ms late at most.
+	if sum.Bench <= 0 || sum.Overhead < 40*time.Second || sum.Overhead > 40*time.Second+200*time.Millisecond {
+		t.Errorf("GPU time not split: bench %v, overhead %v (two launches of 20 s)", sum.Bench, sum.Overhead)
 	}
 }
 
 // A full disk when a record is written stops the run with a clear error;
 // nothing half-written is left, and the next run redoes that trial.
-func TestDiskFull(t *testing.T) {
+func TestDiskFull(t *testing.T) { synctest.Test(t, testDiskFull) }
+
+func testDiskFull(t *testing.T) {
 	s := study(t, fourProfiles)
 	dir := t.TempDir()
 	n := 0
@@ -91,14 +94,14 @@ func TestDiskFull(t *testing.T) {
 		}
 		return os.WriteFile(path, data, 0o644)
 	}
-	_, err := Run(context.Background(), s, Options{Results: dir, Simulate: true, SimPath: simBin, WriteFile: full})
+	_, err := Run(context.Background(), s, Options{Results: dir, Simulate: true, Launcher: inProcessSim, WriteFile: full})
 	if err == nil || !errors.Is(err, syscall.ENOSPC) || !strings.Contains(err.Error(), "nothing was written") {
 		t.Fatalf("err = %v", err)
 	}
 	if _, err := store.Open(dir).All(); err != nil {
 		t.Errorf("the store is damaged after the failed write: %v", err)
 	}
-	sum, err := Run(context.Background(), s, Options{Results: dir, Simulate: true, SimPath: simBin})
+	sum, err := Run(context.Background(), s, Options{Results: dir, Simulate: true, Launcher: inProcessSim})
 	if err != nil || !sum.Decided || sum.Cached == 0 {
 		t.Errorf("resume: %+v %v", sum, err)
 	}
@@ -123,7 +126,7 @@ func TestReapsOrphanEngine(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(dir, ".engine-0123456789abcdef.pid"), id.Encode(), 0o644)
 	var log strings.Builder
-	if _, err := Run(context.Background(), s, Options{Results: dir, Simulate: true, SimPath: simBin, Progress: &log, MaxTrials: 1}); err != nil {
+	if _, err := Run(context.Background(), s, Options{Results: dir, Simulate: true, Launcher: inProcessSim, Progress: &log, MaxTrials: 1}); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -137,11 +140,13 @@ func TestReapsOrphanEngine(t *testing.T) {
 }
 
 // With two GPUs the engine candidates run at once, each on its own GPU.
-func TestGroupsInParallelOnGPUs(t *testing.T) {
+func TestGroupsInParallelOnGPUs(t *testing.T) { synctest.Test(t, testGroupsInParallelOnGPUs) }
+
+func testGroupsInParallelOnGPUs(t *testing.T) {
 	s := study(t, fourProfiles)
 	dir := t.TempDir()
 	var log strings.Builder
-	sum, err := Run(context.Background(), s, Options{Results: dir, Simulate: true, SimPath: simBin, GPUs: []string{"0", "1"}, Progress: &syncWriter{w: &log}})
+	sum, err := Run(context.Background(), s, Options{Results: dir, Simulate: true, Launcher: inProcessSim, GPUs: []string{"0", "1"}, Progress: &syncWriter{w: &log}})
 	if err != nil || !sum.Decided || sum.Launches != 2 {
 		t.Fatalf("%+v %v", sum, err)
 	}
@@ -214,10 +219,12 @@ const threeConfigs = `import "servelab.dev/schema"
 
 // Each repeat is its own launch, draws its own prompts, and the trials
 // after the first of a launch find the engine's prefix cache reset.
-func TestRepeatsAreIndependent(t *testing.T) {
+func TestRepeatsAreIndependent(t *testing.T) { synctest.Test(t, testRepeatsAreIndependent) }
+
+func testRepeatsAreIndependent(t *testing.T) {
 	s := study(t, threeConfigs)
 	dir := t.TempDir()
-	sum, err := Run(context.Background(), s, Options{Results: dir, Simulate: true, SimPath: simBin, HealthTimeout: 10 * time.Second})
+	sum, err := Run(context.Background(), s, Options{Results: dir, Simulate: true, Launcher: inProcessSim, HealthTimeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,16 +295,11 @@ const searchStudy = `import "servelab.dev/schema"
 `
 
 func TestCapacitySearch(t *testing.T) {
-	// Timing on a starved machine can move a probe; a second attempt
-	// tells a loaded machine from a broken search.
-	var errs []string
-	for range 2 {
-		if errs = capacitySearch(t); len(errs) == 0 {
-			return
+	synctest.Test(t, func(t *testing.T) {
+		if errs := capacitySearch(t); len(errs) > 0 {
+			t.Error(strings.Join(errs, "\n"))
 		}
-		t.Logf("attempt missed: %v; trying again", errs)
-	}
-	t.Error(strings.Join(errs, "\n"))
+	})
 }
 
 func capacitySearch(t *testing.T) []string {
@@ -314,9 +316,8 @@ func capacitySearch(t *testing.T) []string {
 		want float64
 	}{{*st.Incumbent, 40.3}, {st.Options[0], 78.1}} {
 		sr := c.o.Search
-		// Within the precision above the model; below it, allow for a
-		// loaded machine, whose scheduling delays count against TTFT.
-		if sr.Capacity > c.want+8 || sr.Capacity < 0.5*c.want-8 {
+		// On the virtual clock, within the search's precision.
+		if sr.Capacity > c.want+8 || sr.Capacity < c.want-8 {
 			errs = append(errs, fmt.Sprintf("%s: capacity %.1f req/s (probes %v), the model says %.1f", c.o.Variant, sr.Capacity, sr.Probes, c.want))
 		}
 		if sr.Bracket[1]-sr.Bracket[0] > 8 || len(sr.Probes) > max {

@@ -25,7 +25,7 @@ func (r *runner) group(ctx context.Context, g []*plan.Trial, gpus []string, used
 	t0 := g[0]
 	e := r.s.Engines[t0.Engine]
 	argv := t0.Argv
-	if r.o.Simulate {
+	if r.o.Simulate && r.o.SimPath != "" {
 		argv = append([]string{r.o.SimPath}, argv...)
 	}
 	dir := filepath.Join(r.o.Results, t0.Key)
@@ -92,7 +92,7 @@ func (r *runner) group(ctx context.Context, g []*plan.Trial, gpus []string, used
 			}
 			var note string
 			if len(ran) > 0 {
-				note = resetCache(ctx, proc.Endpoint(), e.Def.CacheReset)
+				note = resetCache(ctx, target(proc, t), e.Def.CacheReset)
 			}
 			ran = append(ran, t.Key)
 			if err := r.trial(ctx, proc, t, note, quality, used); err != nil {
@@ -132,7 +132,8 @@ func (r *runner) failAll(g []*plan.Trial, used []record.GPU, why string) error {
 
 // trial drives one profile against the running engine and stores the run.
 func (r *runner) trial(ctx context.Context, proc engine.Instance, t *plan.Trial, note string, quality *record.Quality, used []record.GPU) error {
-	wl, err := r.workload(t, proc.Endpoint())
+	tg := target(proc, t)
+	wl, err := r.workload(t, tg)
 	if err != nil {
 		return r.failAll([]*plan.Trial{t}, used, err.Error())
 	}
@@ -150,7 +151,8 @@ func (r *runner) trial(ctx context.Context, proc engine.Instance, t *plan.Trial,
 	l.Watch = watch
 	r.emit(event.Event{Kind: event.TrialStarted, Trial: trialEvent(t)})
 	began := time.Now()
-	res, err := load.Measure(ctx, load.Target{URL: proc.Endpoint(), Model: t.Model, API: sp.Benchmark.API, Metrics: load.MetricsPath(t.Kind)}, l, prompts)
+	tg.Metrics = load.MetricsPath(t.Kind)
+	res, err := load.Measure(ctx, tg, l, prompts)
 	r.mu.Lock()
 	r.sum.Bench += time.Since(began)
 	r.mu.Unlock()
@@ -200,6 +202,15 @@ func (r *runner) trial(ctx context.Context, proc engine.Instance, t *plan.Trial,
 	return nil
 }
 
+// target is the launched engine as trial t's client reaches it.
+func target(proc engine.Instance, t *plan.Trial) load.Target {
+	tg := load.Target{URL: proc.Endpoint(), Model: t.Model, API: t.Spec.Benchmark.API}
+	if d, ok := proc.(engine.Dialer); ok {
+		tg.Dial = d.DialContext
+	}
+	return tg
+}
+
 // guard decodes the quality guard's prompts greedily on a fresh launch,
 // before any load, when a step of the study asks for the guard. A
 // failure is recorded, not fatal: the speed figures stand on their own.
@@ -210,9 +221,10 @@ func (r *runner) guard(ctx context.Context, proc engine.Instance, t *plan.Trial)
 	}
 	q := &record.Quality{Prompts: size.Prompts, Tokens: size.Tokens}
 	seed, _ := t.Spec.Seeds()
-	prompts, _, err := r.promptSet(t, proc.Endpoint(), size.Prompts, seed^0x9a4d)
+	tg := target(proc, t)
+	prompts, _, err := r.promptSet(t, tg, size.Prompts, seed^0x9a4d)
 	if err == nil {
-		q.Outputs, err = load.Greedy(ctx, load.Target{URL: proc.Endpoint(), Model: t.Model, API: t.Spec.Benchmark.API}, prompts, size.Tokens)
+		q.Outputs, err = load.Greedy(ctx, tg, prompts, size.Tokens)
 	}
 	if err != nil {
 		q.Error = err.Error()
@@ -224,11 +236,11 @@ func (r *runner) guard(ctx context.Context, proc engine.Instance, t *plan.Trial)
 // promptSet is n prompts of trial t's dataset, drawn from seed; random
 // ones are made as they are sent. A trace's rows and a conversation
 // file's turns (all turns, history included) are used in order.
-func (r *runner) promptSet(t *plan.Trial, url string, n int, seed uint64) (load.Prompts, bool, error) {
+func (r *runner) promptSet(t *plan.Trial, tg load.Target, n int, seed uint64) (load.Prompts, bool, error) {
 	ds := r.datasetOf(t)
 	switch ds.Name {
 	case "random":
-		prompts, err := dataset.RandomFor(t.Spec.Benchmark.API, url, t.Model, ds.InputLen, ds.OutputLen, ds.RangeRatio, ds.PrefixLen, n, seed)
+		prompts, err := dataset.RandomFor(tg, ds.InputLen, ds.OutputLen, ds.RangeRatio, ds.PrefixLen, n, seed)
 		return prompts, false, err
 	case "prefix-repetition":
 		return r.forAPI(dataset.PrefixRepetition(ds.PrefixLen, ds.SuffixLen, ds.Prefixes, ds.OutputLen, n, seed)), false, nil
@@ -239,10 +251,10 @@ func (r *runner) promptSet(t *plan.Trial, url string, n int, seed uint64) (load.
 		}
 		return r.forAPI(dataset.TracePrompts(rows, ds.Block(), r.maxOut(), seed)), false, nil
 	case "conversations":
-		wl, err := r.dialogs(t, ds, url, seed)
+		wl, err := r.dialogs(t, ds, tg, seed)
 		return wl.sent, wl.estimated, err
 	}
-	set, err := dataset.ShareGPT(ds.Path, ds.SHA256, n, seed, dataset.EngineTokenizer(url, t.Model))
+	set, err := dataset.ShareGPT(ds.Path, ds.SHA256, n, seed, dataset.EngineTokenizer(tg))
 	return load.List(set.Prompts), set.Estimated, err
 }
 

@@ -46,7 +46,7 @@ func (r *runner) maxOut() int {
 }
 
 // workload makes trial t's workload.
-func (r *runner) workload(t *plan.Trial, url string) (workload, error) {
+func (r *runner) workload(t *plan.Trial, tg load.Target) (workload, error) {
 	seed, _ := t.Spec.Seeds()
 	n := t.Spec.Profile.Requests + t.Spec.Benchmark.Warmup
 	ds := r.datasetOf(t)
@@ -54,9 +54,9 @@ func (r *runner) workload(t *plan.Trial, url string) (workload, error) {
 	case "mooncake":
 		return r.trace(t, ds, seed)
 	case "conversations":
-		return r.dialogs(t, ds, url, seed)
+		return r.dialogs(t, ds, tg, seed)
 	}
-	ps, est, err := r.promptSet(t, url, n, seed)
+	ps, est, err := r.promptSet(t, tg, n, seed)
 	return workload{prompts: ps, estimated: est, sent: ps}, err
 }
 
@@ -90,7 +90,7 @@ func readTrace(ds schema.Dataset) ([]dataset.TraceRow, error) {
 
 // dialogs keeps the last conversations of the shuffled file for the
 // warm-up and sends the others as the measured conversations.
-func (r *runner) dialogs(t *plan.Trial, ds schema.Dataset, url string, seed uint64) (workload, error) {
+func (r *runner) dialogs(t *plan.Trial, ds schema.Dataset, tg load.Target, seed uint64) (workload, error) {
 	data, err := dataset.ReadFile(ds.Path, ds.SHA256)
 	if err != nil {
 		return workload{}, err
@@ -99,7 +99,7 @@ func (r *runner) dialogs(t *plan.Trial, ds schema.Dataset, url string, seed uint
 	if err != nil {
 		return workload{}, err
 	}
-	turns, est, err := dataset.ConversationPrompts(convs, ds.MaxTurns, r.maxOut(), seed, dataset.EngineTokenizer(url, t.Model))
+	turns, est, err := dataset.ConversationPrompts(convs, ds.MaxTurns, r.maxOut(), seed, dataset.EngineTokenizer(tg))
 	if err != nil {
 		return workload{}, err
 	}

@@ -34,6 +34,8 @@ type Config struct {
 	// launcher gave (CUDA_VISIBLE_DEVICES), printed at start-up.
 	DevMode bool
 	Devices string
+	// Clock waits for the engine's steps; nil is Wall.
+	Clock Clock
 }
 
 // Faults are what the simulated engine does wrong: crash at start, never

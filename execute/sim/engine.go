@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"runtime"
 	"sync"
 	"time"
 )
@@ -25,8 +24,12 @@ type engine struct {
 	waiting []*seq
 	running []*seq
 	wake    chan struct{}
+	done    chan struct{} // closed by Server.Close: the loop returns
+	gone    chan struct{} // closed when the loop has returned
+	clock   Clock
 	cache   *prefixCache // nil when prefix caching is off
 	peak    int          // most sequences ever running at once
+	stopped bool         // abort has run: submit ends new sequences at once
 	stats   stats
 }
 
@@ -41,7 +44,10 @@ type stats struct {
 const kvTokensPerSlot = 2048
 
 func newEngine(c *Config) *engine {
-	e := &engine{cfg: c, wake: make(chan struct{}, 1)}
+	e := &engine{cfg: c, wake: make(chan struct{}, 1), done: make(chan struct{}), gone: make(chan struct{}), clock: c.Clock}
+	if e.clock == nil {
+		e.clock = Wall
+	}
 	if c.PrefixCache {
 		e.cache = newPrefixCache(c.CacheBlocks)
 	}
@@ -50,6 +56,11 @@ func newEngine(c *Config) *engine {
 
 func (e *engine) submit(s *seq) {
 	e.mu.Lock()
+	if e.stopped {
+		e.mu.Unlock()
+		close(s.out)
+		return
+	}
 	e.waiting = append(e.waiting, s)
 	e.mu.Unlock()
 	select {
@@ -63,13 +74,24 @@ func (e *engine) submit(s *seq) {
 // on average, not 6 ms plus the sleep's overshoot.
 func (e *engine) loop() {
 	var next time.Time
+	defer close(e.gone)
+	defer e.abort()
 	for {
+		select {
+		case <-e.done:
+			return
+		default:
+		}
 		prefill := e.admit()
 		e.mu.Lock()
 		n := len(e.running)
 		e.mu.Unlock()
 		if n == 0 {
-			<-e.wake
+			select {
+			case <-e.wake:
+			case <-e.done:
+				return
+			}
 			next = time.Time{}
 			continue
 		}
@@ -78,18 +100,10 @@ func (e *engine) loop() {
 			next = now // idle or far behind: start afresh rather than burst
 		}
 		next = next.Add(e.stepTime(n, prefill))
-		sleepUntil(next)
+		if !e.clock.Until(next, e.done) {
+			return
+		}
 		e.emit()
-	}
-}
-
-// sleepUntil sleeps most of the way and spins the last half millisecond.
-func sleepUntil(t time.Time) {
-	if d := time.Until(t) - 500*time.Microsecond; d > 0 {
-		time.Sleep(d)
-	}
-	for time.Now().Before(t) {
-		runtime.Gosched()
 	}
 }
 
@@ -119,6 +133,18 @@ func (e *engine) uncached(s *seq) int {
 	s.cached = e.cache.admit(s.prompt)
 	e.stats.prefixHits += int64(s.cached)
 	return len(s.prompt) - s.cached
+}
+
+// abort ends every sequence when the engine stops, so that no request
+// handler waits for tokens that will never come.
+func (e *engine) abort() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, s := range append(e.running, e.waiting...) {
+		close(s.out)
+	}
+	e.running, e.waiting = nil, nil
+	e.stopped = true
 }
 
 // resetCache empties the prefix cache, as the engines' reset endpoints do.

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -23,6 +24,7 @@ type Server struct {
 	counter atomic.Int64
 	resets  atomic.Int64
 	fatal   func(msg string)
+	stop    sync.Once
 }
 
 // CrashMessage is what a real engine prints before dying of the crash
@@ -41,6 +43,16 @@ func New(c *Config, fatal func(msg string)) *Server {
 	}()
 	return s
 }
+
+// Close stops the engine's loop and returns once it has: requests in
+// flight end where they are, without their last event.
+func (s *Server) Close() {
+	s.stop.Do(func() { close(s.eng.done) })
+	<-s.eng.gone
+}
+
+// Ready reports whether the engine answers its health check.
+func (s *Server) Ready() bool { return s.ready.Load() }
 
 // Banner is the start-up line, naming the address it listens on.
 func (s *Server) Banner(addr net.Addr) string {
@@ -285,7 +297,11 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req *request, n 
 			buf = append(buf, word...)
 		}
 		buf = append(append(buf, tail...), "\n\n"...)
-		w.Write(buf)
+		// A client gone frees its slot, as the engines abort a request
+		// whose connection closed.
+		if _, err := w.Write(buf); err != nil || r.Context().Err() != nil {
+			return
+		}
 		if fl != nil {
 			fl.Flush()
 		}
