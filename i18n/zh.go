@@ -60,6 +60,7 @@ var _ = register(Language{
 		"Not adopted: no variant meets the service-level objective, and none is closer to it than the configuration adopted so far by the study's rule, so that configuration stays.": "未采用：没有变体满足服务等级目标，且按研究的判定规则没有变体比当前已采用的配置更接近目标，因此保留该配置。",
 		"Distance from the service-level objective (the worst bound's value divided by its limit; 1 or less meets it): %s for %s, %s for %s.":                                         "与服务等级目标的距离（最差一项约束的实测值除以其限值；不超过 1 即满足）：%[2]s 为 %[1]s，%[4]s 为 %[3]s。",
 		"Service-level objective: %s. An option that meets every bound beats one that does not; where the configuration adopted so far breaks a bound, the best variant that meets them all replaces it; where no option meets them, the one significantly closer to them is adopted, so the study climbs toward the objective.": "服务等级目标（SLO）：%s。满足全部约束的选项优于不满足的选项；如果当前已采用的配置违反某项约束，则由满足全部约束的最佳变体取而代之；如果没有选项满足约束，则采用明显更接近约束的选项，使研究逐步逼近目标。",
+		"Every run of this configuration failed: the steps chose it, but no measurement shows that it serves. %s lists why each run failed; fix that and run the study again before using this command.":                                                                                                                         "该配置的每次运行都失败了：各步骤选中了它，但没有任何测量表明它能正常服务。%s 会列出每次运行失败的原因；请先解决问题并重新运行研究，再使用此命令。",
 		"Recommended configuration of %s on %s, for the %s:": "%[1]s 在 %[2]s 上的推荐配置，目标是%[3]s：",
 		"lowest %s at %s":  "在 %[2]s 下获得最低的%[1]s",
 		"highest %s at %s": "在 %[2]s 下获得最高的%[1]s",

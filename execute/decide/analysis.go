@@ -2,6 +2,7 @@ package decide
 
 import (
 	"fmt"
+	"slices"
 
 	"servelab.dev/schema"
 	"servelab.dev/schema/plan"
@@ -69,6 +70,9 @@ type Final struct {
 	// options YAML); Command writes them first.
 	Files   map[string]string `json:"files,omitempty"`
 	Command string            `json:"command"`
+	// Unmeasured says that no run of this configuration is valid (each
+	// one failed): the steps chose it, but nothing shows it serves.
+	Unmeasured bool `json:"unmeasured,omitempty"`
 }
 
 // SummaryRow is one step's best option against the baseline.
@@ -165,7 +169,7 @@ func Analyze(s *schema.Study, rs Records, src Source) (*Analysis, error) {
 	}}
 	a.steps(p, d)
 	a.baseline(p, d)
-	a.final(s, p)
+	a.final(s, p, d)
 	a.summary()
 	a.validation(s, p, d)
 	a.sloAnswer(s, p, d)
@@ -219,10 +223,15 @@ func (a *Analysis) baseline(p *plan.Plan, d *decider) {
 	}
 }
 
-func (a *Analysis) final(s *schema.Study, p *plan.Plan) {
+func (a *Analysis) final(s *schema.Study, p *plan.Plan, d *decider) {
 	if p.Final == nil {
 		return
 	}
+	defer func() {
+		if a.Final != nil {
+			a.Final.Unmeasured = !d.measured(s, p)
+		}
+	}()
 	l, err := plan.Command(s, *p.Final)
 	if err != nil {
 		return
@@ -234,6 +243,21 @@ func (a *Analysis) final(s *schema.Study, p *plan.Plan) {
 	if len(a.Final.Env) == 0 {
 		a.Final.Env = nil
 	}
+}
+
+// measured says whether some trial of the final configuration has a
+// valid run.
+func (d *decider) measured(s *schema.Study, p *plan.Plan) bool {
+	argv, err := plan.Argv(s, *p.Final)
+	if err != nil {
+		return true // no command to match: nothing to say against it
+	}
+	for _, t := range p.Trials {
+		if t.Key != "" && t.Engine == p.Final.Engine && slices.Equal(t.Argv, argv) && len(d.validPooled([]*plan.Trial{t})) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func (a *Analysis) summary() {

@@ -6,9 +6,11 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -38,6 +40,9 @@ type Spec struct {
 	// Port is the port to use; 0 picks a free one. When the port turns
 	// out to be taken, Start tries again on a free one.
 	Port int
+	// StopGrace is how long Stop waits between SIGTERM and SIGKILL
+	// (0: 10 s, time for an engine to free its GPU memory).
+	StopGrace time.Duration
 	// elsewhere says that the engine listens outside the launched
 	// process's tree (a container runtime's client starts it), so
 	// whose listener answers cannot be checked.
@@ -54,13 +59,22 @@ type Process struct {
 	URL    string
 	cmd    *exec.Cmd
 	exited chan struct{}
+	logged chan struct{} // closed when every writer of the log has closed it
 	err    error
 	log    string
+	mark   string // the launch's markVar value, which its descendants inherit
+	grace  time.Duration
 	pid    string // the pid file, removed by Stop
 	held   int    // the port FreePort held for it, released by Stop; 0 if none
 	// Launch, Health and Teardown are how long each phase took.
 	Launch, Health, Teardown time.Duration
+	// left are the processes of the launch that Stop could not end.
+	left []string
 }
+
+// Survivors are the processes of the launch (pid and name) that Stop
+// could not end; the pid file is then kept for the next run to reap.
+func (p *Process) Survivors() []string { return p.left }
 
 // ErrExited means the engine stopped before it became healthy.
 var ErrExited = errors.New("engine exited")
@@ -96,28 +110,42 @@ func start(ctx context.Context, s Spec, timeout time.Duration) (*Process, error)
 	}
 	argv := append(append([]string(nil), s.Argv...), flag(s.FlagStyle, s.HostFlag, "127.0.0.1")...)
 	argv = append(argv, flag(s.FlagStyle, s.PortFlag, strconv.Itoa(port))...)
-	logf, err := os.Create(s.Log)
+	logf, err := newCapped(s.Log)
 	if err != nil {
 		releasePort(held)
 		return nil, err
 	}
+	// The engine writes to a pipe that servelab drains into the capped
+	// log: its own file would grow as fast as the engine prints.
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		logf.Close()
+		releasePort(held)
+		return nil, err
+	}
+	mark := launchMark(s.Name)
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.Stdout, cmd.Stderr = pw, pw
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
-	cmd.Env = os.Environ()
+	cmd.Env = append(os.Environ(), markVar+"="+mark)
 	for k, v := range s.Env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
 	if s.GPUs != "" {
 		cmd.Env = append(cmd.Env, "CUDA_VISIBLE_DEVICES="+s.GPUs)
 	}
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	pw.Close() // the engine and its children hold the write end now
+	if err != nil {
+		pr.Close()
 		logf.Close()
 		releasePort(held)
 		return nil, fmt.Errorf("starting %s: %w (install the engine on this host, or try the study with --simulate)", argv[0], err)
 	}
-	p := &Process{URL: fmt.Sprintf("http://127.0.0.1:%d", port), cmd: cmd, exited: make(chan struct{}), log: s.Log, pid: s.PidFile, held: held}
-	go func() { p.err = cmd.Wait(); logf.Close(); close(p.exited) }()
+	p := &Process{URL: fmt.Sprintf("http://127.0.0.1:%d", port), cmd: cmd, exited: make(chan struct{}), logged: make(chan struct{}),
+		log: s.Log, pid: s.PidFile, held: held, mark: mark, grace: cmp.Or(s.StopGrace, stopGrace)}
+	go func() { io.Copy(logf, pr); pr.Close(); logf.Close(); close(p.logged) }()
+	go func() { p.err = cmd.Wait(); close(p.exited) }()
 	if err := p.record(s.PidFile); err != nil {
 		p.Stop()
 		return p, err
@@ -166,7 +194,7 @@ func (p *Process) waitHealthy(ctx context.Context, path string, timeout time.Dur
 	for {
 		select {
 		case <-p.exited:
-			return fmt.Errorf("%w before it became healthy (%v); log tail:\n%s", ErrExited, p.err, Tail(p.log, 12))
+			return fmt.Errorf("%w before it became healthy (%s); log tail:\n%s", ErrExited, exitReason(p.err), Tail(p.log, 12))
 		case <-deadline.C:
 			return fmt.Errorf("engine not healthy after %s; log tail:\n%s", timeout, Tail(p.log, 12))
 		case <-ctx.Done():
@@ -195,39 +223,42 @@ func (p *Process) Exited() (bool, error) {
 // Pgid is the engine's process group.
 func (p *Process) Pgid() int { return p.cmd.Process.Pid }
 
-// Stop sends SIGTERM to the engine's process group and SIGKILL after a
-// grace period; it returns once the engine has exited.
+// exitReason says how a process that should have kept running ended.
+func exitReason(err error) string {
+	if err == nil {
+		return "exit status 0: the command returned; a wrapper that starts the server in the background must wait for it (exec it, or wait)"
+	}
+	return err.Error()
+}
+
+// Stop ends the launch: SIGTERM to the engine's process group, SIGKILL
+// after a grace period, and then the same to every process that carries
+// the launch's mark or stays in its group, whether or not the engine's
+// first process still lives (a wrapper that returned, a worker that
+// moved to a session of its own). It returns once they are gone, or
+// names the survivors in p.Survivors.
 func (p *Process) Stop() {
 	began := time.Now()
 	defer func() { p.Teardown = time.Since(began) }()
 	defer releasePort(p.held) // after the engine has exited
-	if p.pid != "" {
-		defer os.Remove(p.pid)
-	}
-	select {
-	case <-p.exited:
-		return
-	default:
-	}
 	pgid := p.cmd.Process.Pid
-	syscall.Kill(-pgid, syscall.SIGTERM)
 	select {
 	case <-p.exited:
-	case <-time.After(10 * time.Second):
-		syscall.Kill(-pgid, syscall.SIGKILL)
-		<-p.exited
+	default:
+		syscall.Kill(-pgid, syscall.SIGTERM)
+		select {
+		case <-p.exited:
+		case <-time.After(p.grace):
+			syscall.Kill(-pgid, syscall.SIGKILL)
+			<-p.exited
+		}
 	}
-}
-
-// Tail is the last n lines of a log file.
-func Tail(path string, n int) string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "(no log: " + err.Error() + ")"
+	p.left = stopLaunch(pgid, p.mark, p.grace)
+	if len(p.left) == 0 && p.pid != "" {
+		os.Remove(p.pid)
 	}
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
+	select { // the log's last lines, once no process writes to it
+	case <-p.logged:
+	case <-time.After(2 * time.Second):
 	}
-	return "  " + strings.Join(lines, "\n  ")
 }

@@ -24,6 +24,9 @@ type Identity struct {
 	Start uint64 // field 22 of /proc/PID/stat
 	Boot  string // /proc/sys/kernel/random/boot_id
 	Exe   string // /proc/PID/exe
+	// Mark is the launch's markVar value, which the engine's
+	// descendants carry wherever they moved ("" in an older file).
+	Mark string
 }
 
 // Identify reads pid's identity from /proc.
@@ -55,7 +58,11 @@ func bootID() (string, error) {
 
 // Encode is the pid file's text.
 func (id Identity) Encode() []byte {
-	return fmt.Appendf(nil, "pid %d\nstart %d\nboot %s\nexe %s\n", id.Pid, id.Start, id.Boot, id.Exe)
+	b := fmt.Appendf(nil, "pid %d\nstart %d\nboot %s\nexe %s\n", id.Pid, id.Start, id.Boot, id.Exe)
+	if id.Mark != "" {
+		b = fmt.Appendf(b, "mark %s\n", id.Mark)
+	}
+	return b
 }
 
 // ParseIdentity reads a pid file's text; anything else (an old file with
@@ -80,6 +87,8 @@ func ParseIdentity(b []byte) (Identity, error) {
 			id.Boot = v
 		case "exe":
 			id.Exe = v
+		case "mark":
+			id.Mark = v
 		default:
 			err = fmt.Errorf("unknown field %q", k)
 		}
@@ -95,11 +104,12 @@ func ParseIdentity(b []byte) (Identity, error) {
 
 // writePidFile records the engine's identity beside the results, through
 // a temporary file and a rename.
-func writePidFile(path string, pid int) error {
+func writePidFile(path string, pid int, mark string) error {
 	id, err := Identify(pid)
 	if err != nil {
 		return err
 	}
+	id.Mark = mark
 	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, id.Encode(), 0o644); err != nil {
 		return err
@@ -114,7 +124,7 @@ func (p *Process) record(path string) error {
 	if path == "" {
 		return nil
 	}
-	err := writePidFile(path, p.cmd.Process.Pid)
+	err := writePidFile(path, p.cmd.Process.Pid, p.mark)
 	if err == nil {
 		return nil
 	}
@@ -142,15 +152,25 @@ func Reap(path string) string {
 	if err != nil {
 		return fmt.Sprintf("removed %s without signalling anything: not a pid file this servelab wrote (%v)", path, err)
 	}
+	// Processes carrying the launch's random mark are its own, wherever
+	// they moved; they are stopped whatever became of the first one.
+	marked := 0
+	if id.Mark != "" {
+		marked = len(launchProcs(0, id.Mark))
+		defer stopLaunch(0, id.Mark, stopGrace)
+	}
 	now, err := Identify(id.Pid)
+	now.Mark = id.Mark
 	switch {
 	case err == nil && now == id:
 		stopGroup(id.Pid)
 		return fmt.Sprintf("stopped engine process group %d (%s) left by an earlier run", id.Pid, filepath.Base(id.Exe))
+	case err == nil && marked > 0:
+		return fmt.Sprintf("removed stale %s: pid %d is now another process (%s), left alone; stopped %d processes of the launch", path, id.Pid, filepath.Base(now.Exe), marked)
 	case err == nil:
 		return fmt.Sprintf("removed stale %s: pid %d is now another process (%s), left alone", path, id.Pid, filepath.Base(now.Exe))
 	}
-	if n := stopMembers(id); n > 0 {
+	if n := stopMembers(id) + marked; n > 0 {
 		return fmt.Sprintf("stopped %d processes of engine group %d (%s) left by an earlier run", n, id.Pid, filepath.Base(id.Exe))
 	}
 	return fmt.Sprintf("removed stale %s: engine %d has exited", path, id.Pid)

@@ -71,7 +71,7 @@ func TestReapNeverTrustsStaleFiles(t *testing.T) {
 func TestReapStopsProvedEngine(t *testing.T) {
 	cmd := unrelated(t)
 	path := filepath.Join(t.TempDir(), ".engine-x.pid")
-	if err := writePidFile(path, cmd.Process.Pid); err != nil {
+	if err := writePidFile(path, cmd.Process.Pid, ""); err != nil {
 		t.Fatal(err)
 	}
 	msg := Reap(path)

@@ -33,6 +33,12 @@ type Instance interface {
 	Pgid() int
 }
 
+// A Survivor is an Instance whose Stop can leave processes behind: it
+// names them (pid and name) for the run's log.
+type Survivor interface {
+	Survivors() []string
+}
+
 // Dialer is an Instance reached without the network (an in-process
 // engine): connections to it come from DialContext, whatever address
 // Endpoint names.

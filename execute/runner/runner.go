@@ -70,7 +70,10 @@ type Summary struct {
 	Run, Cached, Failed, Launches int
 	Bench, Overhead               time.Duration // GPU time in benchmarks; in launches, health waits, teardowns
 	Decided                       bool
-	Cluster                       ClusterSummary
+	// Unmeasured says the steps chose a final configuration whose every
+	// run failed: the study is not decided.
+	Unmeasured bool
+	Cluster    ClusterSummary
 	// Unsettled are the steps the run left waiting or invalid, with why.
 	Unsettled []plan.StepState
 	// Invalid are the files in the results folder that are not valid
@@ -178,6 +181,9 @@ func (r *runner) loop(ctx context.Context) error {
 		r.emitReplan(round, p, len(todo))
 		if len(todo) == 0 {
 			r.sum.Decided = p.Final != nil && len(r.sum.Unsettled) == 0
+			if r.sum.Decided && r.finalUnmeasured() {
+				r.sum.Decided, r.sum.Unmeasured = false, true
+			}
 			return nil
 		}
 		if r.limited() {
@@ -191,6 +197,17 @@ func (r *runner) loop(ctx context.Context) error {
 			return nil // nothing could run: do not spin on the same plan
 		}
 	}
+}
+
+// finalUnmeasured says whether every run of the final configuration
+// failed.
+func (r *runner) finalUnmeasured() bool {
+	runs, err := r.runs()
+	if err != nil {
+		return false
+	}
+	a, err := decide.Analyze(r.s, runs, r.source())
+	return err == nil && a.Final != nil && a.Final.Unmeasured
 }
 
 func (r *runner) tried() int {

@@ -29,6 +29,8 @@ func (s Summary) Outcome(o Options) (string, error) {
 	switch {
 	case s.Cluster.Unfinished > 0:
 		return "", fmt.Errorf("study not decided: %d cluster jobs did not complete (reported above); run the same command again to resume", s.Cluster.Unfinished)
+	case s.Unmeasured:
+		return "", fmt.Errorf("study not decided: every run of the final configuration failed, so nothing shows that it serves (servelab analyze lists the failed runs and why)")
 	case s.Decided:
 		return "study decided: servelab analyze / render show the result", nil
 	case s.Failed > 0:

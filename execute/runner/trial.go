@@ -75,6 +75,10 @@ func (r *runner) group(ctx context.Context, g []*plan.Trial, gpus []string, used
 	var ran []string
 	defer func() {
 		proc.Stop()
+		if s, ok := proc.(engine.Survivor); ok && len(s.Survivors()) > 0 {
+			r.emit(event.Event{Kind: event.Notice, Message: fmt.Sprintf("engine %s: %s outlived SIGKILL; its pid file stays, and the next run stops them",
+				t0.Key[:12], strings.Join(s.Survivors(), ", "))})
+		}
 		r.mu.Lock()
 		r.sum.Overhead += proc.Timing().Teardown
 		r.mu.Unlock()

@@ -26,7 +26,7 @@ func (s *Store) Lock(wait time.Duration, who string) (unlock func(), err error) 
 // locks its own configuration group, while the driver that submitted it
 // holds the folder's lock.
 func (s *Store) LockFile(name string, wait time.Duration, who string) (unlock func(), err error) {
-	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
+	if err := MakeDir(s.Dir); err != nil {
 		return nil, err
 	}
 	ignoreRuntimeFiles(s.Dir)

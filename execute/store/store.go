@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -65,7 +66,7 @@ func (s *Store) PutWithSidecar(r *record.Record, samples []record.Sample, engine
 	sum := sha256.Sum256(data)
 	r.Samples = hex.EncodeToString(sum[:8]) + ".samples.jsonl.gz"
 	dir := filepath.Join(s.Dir, r.Key)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := MakeDir(dir); err != nil {
 		return "", false, err
 	}
 	if err := s.write(filepath.Join(dir, r.Samples), data); err != nil {
@@ -118,7 +119,7 @@ func (s *Store) Put(r *record.Record) (path string, added bool, err error) {
 		return "", false, err
 	}
 	dir := filepath.Join(s.Dir, r.Key)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := MakeDir(dir); err != nil {
 		return "", false, err
 	}
 	path = filepath.Join(dir, RunName(data))
@@ -248,8 +249,30 @@ func (s *Store) scan() (map[string][]Run, Invalid, error) {
 	return out, bad, nil
 }
 
-// writeAtomic writes data to path through a temporary file in the same
-// folder and a rename, so no reader sees half a record.
+// MakeDir creates dir and its parents. Its errors name the folder and
+// the fix, where os.MkdirAll says "file exists" of a dangling link.
+func MakeDir(dir string) error {
+	err := os.MkdirAll(dir, 0o755)
+	if err == nil {
+		return nil
+	}
+	if to, lerr := os.Readlink(dir); lerr == nil {
+		if _, serr := os.Stat(dir); serr != nil {
+			return fmt.Errorf("%s: a symbolic link to %s, which does not exist; nothing was written: create that folder or choose another", dir, to)
+		}
+	}
+	return unwritable(dir, err)
+}
+
+// unwritable says which folder refused a write and what to do, instead
+// of the name of a temporary file that was never created.
+func unwritable(dir string, err error) error {
+	if errors.Is(err, fs.ErrPermission) {
+		return fmt.Errorf("%s: servelab may not write in this folder (%w); nothing was written: make it writable or choose another", dir, fs.ErrPermission)
+	}
+	return fmt.Errorf("%s: cannot write in the folder: %w", dir, err)
+}
+
 // WriteAtomic writes data to path through a temporary file in the same
 // folder and a rename, so no reader sees half a file.
 func WriteAtomic(path string, data []byte) error { return writeAtomic(path, data) }
@@ -257,7 +280,7 @@ func WriteAtomic(path string, data []byte) error { return writeAtomic(path, data
 func writeAtomic(path string, data []byte) error {
 	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
 	if err != nil {
-		return err
+		return unwritable(filepath.Dir(path), err)
 	}
 	defer os.Remove(f.Name())
 	if _, err := f.Write(data); err != nil {
@@ -387,7 +410,7 @@ const ReplacedDir = ".replaced"
 // make the move a removal of a copy. The caller must hold the lock.
 func (s *Store) MoveAside(run Run) (string, error) {
 	dir := filepath.Join(s.Dir, ReplacedDir, run.Record.Key)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := MakeDir(dir); err != nil {
 		return "", err
 	}
 	files := []string{run.Path}

@@ -2,11 +2,13 @@ package store
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -233,5 +235,33 @@ func TestColumns(t *testing.T) {
 	if !reflect.DeepEqual(keys, []string{"a", "b"}) || !reflect.DeepEqual(paths, []string{"a/1.json", "b/2.json"}) ||
 		!reflect.DeepEqual(reasons, []string{"engine exited", "b/2.json: bad"}) || !reflect.DeepEqual(invalid, []bool{false, true}) {
 		t.Errorf("columns: %v %v %v %v", keys, paths, reasons, invalid)
+	}
+}
+
+func TestFolderMessages(t *testing.T) {
+	dir := t.TempDir()
+	link := filepath.Join(dir, "results")
+	if err := os.Symlink(filepath.Join(dir, "gone"), link); err != nil {
+		t.Fatal(err)
+	}
+	_, err := (&Store{Dir: link}).Lock(0, "test")
+	if err == nil || !strings.Contains(err.Error(), "a symbolic link to "+filepath.Join(dir, "gone")+", which does not exist") {
+		t.Errorf("dangling link: %v", err)
+	}
+	tmp := &fs.PathError{Op: "open", Path: "ro/.tmp-291746443", Err: syscall.EACCES}
+	err = unwritable("ro", tmp)
+	if !errors.Is(err, fs.ErrPermission) || strings.Contains(err.Error(), ".tmp-") || !strings.HasPrefix(err.Error(), "ro: ") {
+		t.Errorf("read-only folder: %v", err)
+	}
+	if os.Geteuid() == 0 {
+		t.Skip("root writes into read-only folders; the message was checked above")
+	}
+	ro := filepath.Join(dir, "ro")
+	if err := os.Mkdir(ro, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	err = WriteAtomic(filepath.Join(ro, "f"), []byte("x"))
+	if err == nil || !strings.HasPrefix(err.Error(), ro+": servelab may not write") {
+		t.Errorf("read-only folder: %v", err)
 	}
 }

@@ -45,8 +45,8 @@ func Open(dir, flag string) (*Dir, error) {
 		return nil, err
 	}
 	d := &Dir{Path: dir, flag: flag, files: files}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
+	if err := store.MakeDir(dir); err != nil {
+		return nil, fmt.Errorf("%s %w", flag, err)
 	}
 	return d, d.save()
 }
@@ -136,7 +136,7 @@ func (d *Dir) Write(rel string, data []byte) error {
 			return err
 		}
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := store.MakeDir(filepath.Dir(path)); err != nil {
 		return err
 	}
 	if err := store.WriteAtomic(path, data); err != nil {

@@ -111,3 +111,16 @@ func TestAdopt(t *testing.T) {
 		t.Error("a marker was written into a folder that is not servelab's")
 	}
 }
+
+func TestDanglingLink(t *testing.T) {
+	dir := t.TempDir()
+	link := filepath.Join(dir, "out")
+	if err := os.Symlink(filepath.Join(dir, "gone"), link); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Open(link, "-o")
+	want := "-o " + link + ": a symbolic link to " + filepath.Join(dir, "gone") + ", which does not exist"
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("got %v, want %q…", err, want)
+	}
+}

@@ -30,6 +30,9 @@ func (b *builder) conclusion() {
 	} else {
 		b.h(3, "serving-command", d.M("Serving command"))
 	}
+	if a.Final.Unmeasured {
+		b.doc.Add(d.Note{Text: d.M("Every run of this configuration failed: the steps chose it, but no measurement shows that it serves. %s lists why each run failed; fix that and run the study again before using this command.", d.Code("servelab analyze"))})
+	}
 	b.doc.Add(d.CodeBlock{Lang: "bash", Body: heredocs(a.Final.Files) + MultiLine(a.Final.Env, a.Final.Argv)})
 	b.deployLinks()
 	b.gain()

@@ -123,6 +123,9 @@ func writeAnalysis(w io.Writer, a *decide.Analysis) {
 	}
 	if a.Final != nil {
 		fmt.Fprintf(w, "\nfinal (%s %s, %s):\n  %s\n", a.Final.Kind, a.Final.Version, a.Final.Model, a.Final.Command)
+		if a.Final.Unmeasured {
+			fmt.Fprintln(w, "  unmeasured: every run of this configuration failed, so nothing shows that it serves (see the failed runs below)")
+		}
 	} else {
 		fmt.Fprintln(w, "\nfinal: not decided")
 	}
