@@ -29,6 +29,9 @@ var _ = register(Language{
 		"metric capacity":           "highest request rate within the SLO",
 	},
 	Plurals: map[string]Plural{
+		"prefix repetition: %d random prefixes of %d tokens, each request one of them and %d tokens of its own, %d output tokens": {
+			One:   "prefix repetition: %d random prefix of %d tokens, each request that prefix and %d tokens of its own, %d output tokens",
+			Other: "prefix repetition: %d random prefixes of %d tokens, each request one of them and %d tokens of its own, %d output tokens"},
 		"Each profile starts with %d warm-up requests, which are not measured.": {
 			One:   "Each profile starts with %d warm-up request, which is not measured.",
 			Other: "Each profile starts with %d warm-up requests, which are not measured."},

@@ -36,7 +36,6 @@ func TestMain(m *testing.M) {
 	if os.Getenv(faultMain) != "" {
 		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
 	}
-	scriptParallel()
 	if os.Getenv("SERVELAB_SIM_DIR") == "" {
 		dir, err := os.MkdirTemp("", "servelab-sim-")
 		if err != nil {
@@ -58,19 +57,6 @@ func TestMain(m *testing.M) {
 		// Stock cue, built from the pinned module: the same code as `cue`.
 		"cue": func() { os.Exit(cuecmd.Main()) },
 	})
-}
-
-// scriptParallel lets 8 scripts run at once unless -parallel says
-// otherwise: they spend their time waiting on the simulated engines'
-// clocks, not on the CPU (a whole run of them uses under a quarter of
-// two cores), so the default of one per core leaves the package waiting.
-func scriptParallel() {
-	flag.Parse()
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
-	if !set {
-		flag.Set("test.parallel", "8")
-	}
 }
 
 func TestScript(t *testing.T) {

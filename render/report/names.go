@@ -12,6 +12,7 @@ import (
 	"servelab.dev/execute/decide"
 	d "servelab.dev/render/document"
 	"servelab.dev/schema"
+	"servelab.dev/schema/plan"
 )
 
 // EngineName is how reports spell an engine kind.
@@ -114,17 +115,21 @@ func ProfileTitle(s *schema.Study, name string) d.Text {
 
 // optionName is how a step's option is called: the engine for engine
 // candidates, else the variant's title or name.
-func optionName(s *schema.Study, st *schema.Step, variant string) d.Text {
-	if t := ownName(s, st, variant); t != nil {
+func (b *builder) optionName(st *schema.Step, variant string) d.Text {
+	s := b.s
+	if t := b.ownName(st, variant); t != nil {
 		return t
 	}
 	if variant == "baseline" {
 		return d.M("baseline")
 	}
+	if st != nil && hasOption(s, st, variant) {
+		return d.Code(variant)
+	}
 	// An incumbent carries the name it was adopted under in its own step.
 	for i := range s.Steps {
 		if o := &s.Steps[i]; o != st && hasOption(s, o, variant) {
-			if t := ownName(s, o, variant); t != nil {
+			if t := b.ownName(o, variant); t != nil {
 				return t
 			}
 		}
@@ -133,7 +138,8 @@ func optionName(s *schema.Study, st *schema.Step, variant string) d.Text {
 }
 
 // ownName is the name step st gives its option variant, or nil.
-func ownName(s *schema.Study, st *schema.Step, variant string) d.Text {
+func (b *builder) ownName(st *schema.Step, variant string) d.Text {
+	s := b.s
 	if st == nil {
 		return nil
 	}
@@ -143,9 +149,27 @@ func ownName(s *schema.Study, st *schema.Step, variant string) d.Text {
 		}
 	}
 	for _, v := range append(st.Variants, selectVariants(st)...) {
-		if v.Name == variant && v.Title != nil {
+		if v.Name != variant {
+			continue
+		}
+		if v.Title != nil {
 			return d.Prose(*v.Title)
 		}
+		return flagName(s, b.stepEngine(st), v)
+	}
+	return nil
+}
+
+// flagName names an untitled variant by the flags it sets
+// (`--cuda-graph-max-bs 8`), which says more than its name ("8") and can
+// stand as a sentence's subject; nil when they are too long for prose.
+func flagName(s *schema.Study, engine string, v schema.Variant) d.Text {
+	if _, ok := s.Engines[engine]; !ok {
+		return nil
+	}
+	words := plan.VariantFlags(s, engine, v)
+	if line := strings.Join(words, " "); len(words) > 0 && len(line) <= 48 {
+		return d.Code(line)
 	}
 	return nil
 }
@@ -180,4 +204,37 @@ func studyStep(s *schema.Study, id string) *schema.Step {
 		}
 	}
 	return nil
+}
+
+// stepEngine is the engine step st's variants apply to: its own, or the
+// one adopted when it ran (the study's only engine, or the last engine
+// selection's choice before it); "" when not known yet.
+func (b *builder) stepEngine(st *schema.Step) string {
+	if st.Engine != "" {
+		return st.Engine
+	}
+	engine := ""
+	if len(b.s.Engines) == 1 {
+		for e := range b.s.Engines {
+			engine = e
+		}
+	}
+	for _, as := range b.a.Steps {
+		if as.ID == st.ID {
+			return engine
+		}
+		ss := studyStep(b.s, as.ID)
+		if ss != nil && ss.Select != nil && len(ss.Select.Engines) > 0 {
+			engine = ""
+			if as.Adopted != nil {
+				engine = *as.Adopted
+			} else if as.Incumbent != nil {
+				engine = as.Incumbent.Variant
+			}
+			if _, ok := b.s.Engines[engine]; !ok {
+				engine = ""
+			}
+		}
+	}
+	return engine
 }

@@ -74,11 +74,11 @@ func (b *builder) stepRuns(ss *schema.Step, st decide.Step) []namedTrial {
 	// The incumbent by its name too, as in the step's objective table.
 	incumbent := d.Text(d.M("adopted so far"))
 	if st.Incumbent != nil {
-		incumbent = d.Sentences(optionName(b.s, ss, st.Incumbent.Variant), d.Paren{Text: incumbent})
+		incumbent = d.Sentences(b.optionName(ss, st.Incumbent.Variant), d.Paren{Text: incumbent})
 		add(incumbent, b.trial(st.Incumbent.Key))
 	}
 	for _, o := range st.Options {
-		add(optionName(b.s, ss, o.Variant), b.trial(o.Key))
+		add(b.optionName(ss, o.Variant), b.trial(o.Key))
 	}
 	for _, t := range b.a.Plan.Trials {
 		if t.Step == st.ID || hasPrefix(t.Also, st.ID+"/") {

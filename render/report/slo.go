@@ -97,7 +97,7 @@ func (b *builder) sloChart(ss *schema.Step, st decide.Step, opts []decide.Option
 		Lines: []d.Line{{Name: boundText(x), Value: chartValue(x.Metric, lim)}}}
 	ser := d.Series{Name: d.Cap{Text: MetricName(x.Metric)}}
 	for _, o := range opts {
-		name := optionName(b.s, ss, o.Variant)
+		name := b.optionName(ss, o.Variant)
 		if st.Incumbent != nil && o.Variant == st.Incumbent.Variant && o.Key == st.Incumbent.Key {
 			name = d.M("adopted so far")
 		}
@@ -124,7 +124,7 @@ func (b *builder) searches(ss *schema.Step, st decide.Step) {
 		if o.Search == nil {
 			continue
 		}
-		name := optionName(b.s, ss, o.Variant)
+		name := b.optionName(ss, o.Variant)
 		if st.Incumbent != nil && o.Key == st.Incumbent.Key && o.Variant == st.Incumbent.Variant {
 			name = d.M("adopted so far")
 		}
@@ -174,7 +174,7 @@ func (b *builder) pareto(ss *schema.Step, st decide.Step) {
 		} else {
 			front.Points = append(front.Points, pt)
 		}
-		name := optionName(b.s, ss, p.Variant)
+		name := b.optionName(ss, p.Variant)
 		if st.Incumbent != nil && p.Variant == st.Incumbent.Variant {
 			name = d.M("adopted so far")
 		}

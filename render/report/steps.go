@@ -92,7 +92,7 @@ func (b *builder) decision(ss *schema.Step, st decide.Step) {
 		return
 	}
 	m := b.s.Objective.Metric
-	nameA, nameB := optionName(b.s, ss, c.A), optionName(b.s, ss, c.B)
+	nameA, nameB := b.optionName(ss, c.A), b.optionName(ss, c.B)
 	if st.Incumbent != nil && c.B == st.Incumbent.Variant {
 		nameB = d.M("the configuration adopted so far")
 	}
@@ -101,7 +101,7 @@ func (b *builder) decision(ss *schema.Step, st decide.Step) {
 	if v := st.SLOComparison; v != nil {
 		b.doc.Add(d.Para{Text: d.Sentences(d.M("Distance from the service-level objective (the worst bound's value divided by its limit; 1 or less meets it): %s for %s, %s for %s.", times(v.ValueA), nameA, times(v.ValueB), nameB), verdictText(b.s, v))})
 	}
-	b.doc.Add(d.Para{Text: d.Sentences(verdictText(b.s, c), decisionText(b.s, ss, st))})
+	b.doc.Add(d.Para{Text: d.Sentences(verdictText(b.s, c), b.decisionText(ss, st))})
 	b.guard(ss, st)
 	b.sloChecks(ss, st)
 	b.searches(ss, st)
@@ -119,7 +119,7 @@ func (b *builder) guard(ss *schema.Step, st decide.Step) {
 		if g == nil {
 			continue
 		}
-		name := optionName(b.s, ss, o.Variant)
+		name := b.optionName(ss, o.Variant)
 		switch {
 		case !g.Known:
 			parts = append(parts, d.M("%s: no guard outputs to compare", name))
@@ -253,6 +253,9 @@ func verdictText(s *schema.Study, c *decide.Comparison) d.Text {
 	if c.Interval == nil && max(c.RunsA, c.RunsB) > 1 {
 		return d.M("No noise estimate: a side has fewer than three runs and no per-request samples, so this difference may be run-to-run variation.")
 	}
+	if c.Interval == nil && bigEffect(c.Ratio) {
+		return d.M("No noise estimate: each side is a single run without per-request samples; a difference of %sx is far beyond the few percent by which runs of one configuration usually vary, so noise alone is unlikely to explain it.", d.Num{V: max(c.Ratio, 1/c.Ratio), Prec: 2})
+	}
 	if c.Interval == nil {
 		return d.M("No noise estimate: each side is a single run without per-request samples, so this difference may be run-to-run variation.")
 	}
@@ -278,17 +281,18 @@ func methodText(method string) d.Text {
 	return d.M("a t interval over the runs")
 }
 
-func decisionText(s *schema.Study, ss *schema.Step, st decide.Step) d.Text {
+func (b *builder) decisionText(ss *schema.Step, st decide.Step) d.Text {
+	s := b.s
 	minGain := pct(s.Objective.MinGain)
 	gain := pct(0)
 	if st.Comparison != nil {
 		gain = pct(st.Comparison.Gain)
 	}
 	if st.Kind == "select" && st.Adopted != nil && st.Reason == decide.ReasonCloserToSLO {
-		return d.M("Adopted: %s: no candidate meets the service-level objective, and this one comes closest to it.", optionName(s, ss, *st.Adopted))
+		return d.M("Adopted: %s: no candidate meets the service-level objective, and this one comes closest to it.", b.optionName(ss, *st.Adopted))
 	}
 	if st.Kind == "select" && st.Adopted != nil {
-		name := optionName(s, ss, *st.Adopted)
+		name := b.optionName(ss, *st.Adopted)
 		if st.Comparison != nil && !st.Comparison.Adopt {
 			return d.M("Adopted: %s, the configuration adopted so far: no other candidate beats it under the study's rule.", name)
 		}
@@ -296,24 +300,27 @@ func decisionText(s *schema.Study, ss *schema.Step, st decide.Step) d.Text {
 	}
 	switch st.Reason {
 	case decide.ReasonBetter:
-		return d.M("Adopted: %s.", optionName(s, ss, *st.Adopted))
+		return d.M("Adopted: %s.", b.optionName(ss, *st.Adopted))
 	case decide.ReasonSingleRun:
 		if st.Comparison != nil && max(st.Comparison.RunsA, st.Comparison.RunsB) > 1 {
-			return d.M("Adopted: %s, without a noise estimate (fewer than three runs a side): its gain of %s is above the required %s.", optionName(s, ss, *st.Adopted), gain, minGain)
+			return d.M("Adopted: %s, without a noise estimate (fewer than three runs a side): its gain of %s is above the required %s.", b.optionName(ss, *st.Adopted), gain, minGain)
 		}
-		return d.M("Adopted: %s, on single runs: its gain of %s is above the required %s, but there is no noise estimate.", optionName(s, ss, *st.Adopted), gain, minGain)
+		if st.Comparison != nil && st.Comparison.Gain < smallGain {
+			return d.M("Adopted on single runs, by the rule alone: %s gains %s, above the required %s but within the few percent by which runs usually vary, so it may make no real difference.", b.optionName(ss, *st.Adopted), gain, minGain)
+		}
+		return d.M("Adopted: %s, on single runs: its gain of %s is above the required %s, but there is no noise estimate.", b.optionName(ss, *st.Adopted), gain, minGain)
 	case decide.ReasonNoDifference:
 		return d.M("Not adopted: the difference is inside the noise, so the configuration adopted so far stays.")
 	case decide.ReasonBelowMinGain:
 		return d.M("Not adopted: the gain of %s is not above the required %s, so the configuration adopted so far stays.", gain, minGain)
 	case decide.ReasonMeetsSLO:
-		return d.M("Adopted: %s: the configuration adopted so far breaks the service-level objective, and this variant meets it.", optionName(s, ss, *st.Adopted))
+		return d.M("Adopted: %s: the configuration adopted so far breaks the service-level objective, and this variant meets it.", b.optionName(ss, *st.Adopted))
 	case decide.ReasonSameAsIncumbent:
 		return d.M("Not adopted: the variant runs the same command as the configuration adopted so far (its setting is the engine's default), so there is nothing to compare.")
 	case decide.ReasonStoppedEarly:
 		return d.M("Not adopted: the early-stopping rule stopped the variant part-way, once it could no longer beat the configuration adopted so far by %s; that configuration stays.", minGain)
 	case decide.ReasonCloserToSLO:
-		return d.M("Adopted: %s: no option meets the service-level objective, and this variant is closer to it than the configuration adopted so far, by the study's rule.", optionName(s, ss, *st.Adopted))
+		return d.M("Adopted: %s: no option meets the service-level objective, and this variant is closer to it than the configuration adopted so far, by the study's rule.", b.optionName(ss, *st.Adopted))
 	case decide.ReasonViolatesSLO:
 		if st.SLOComparison != nil {
 			return d.M("Not adopted: no variant meets the service-level objective, and none is closer to it than the configuration adopted so far by the study's rule, so that configuration stays.")
@@ -340,7 +347,7 @@ func (b *builder) stepChart(ss *schema.Step, st decide.Step) d.Chart {
 	}
 	repeats := false
 	for _, o := range opts {
-		c.Categories = append(c.Categories, optionName(b.s, ss, o.Variant))
+		c.Categories = append(c.Categories, b.optionName(ss, o.Variant))
 		ser.Values = append(ser.Values, mean(o.Value, m))
 		lo, hi := math.NaN(), math.NaN()
 		if o.Value != nil && o.Value.Low != nil {
@@ -364,4 +371,14 @@ func sanitize(s string) string {
 		}
 	}
 	return string(out)
+}
+
+// smallGain is a gain that run-to-run noise alone commonly gives.
+const smallGain = 0.02
+
+// bigEffect says whether a ratio is too far from 1 for run-to-run noise
+// (a few percent on a quiet GPU host) to explain it, so a caveat about
+// noise would understate the finding.
+func bigEffect(ratio float64) bool {
+	return ratio > 0 && max(ratio, 1/ratio) >= 1.2
 }

@@ -27,11 +27,11 @@ func (b *builder) summary() {
 		if st.Outcome == decide.Adopted && st.Adopted != nil && *st.Adopted == cmp.A {
 			adopted = d.M("yes")
 		}
-		other := optionName(b.s, ss, cmp.B)
+		other := b.optionName(ss, cmp.B)
 		if st.Incumbent != nil && cmp.B == st.Incumbent.Variant {
 			other = d.M("the configuration adopted so far")
 		}
-		t.Rows = append(t.Rows, []d.Text{d.Prose(ss.Title), optionName(b.s, ss, cmp.A), value(m, cmp.ValueA), other, value(m, cmp.ValueB), RatioText(m, cmp.Ratio), adopted})
+		t.Rows = append(t.Rows, []d.Text{d.Prose(ss.Title), b.optionName(ss, cmp.A), value(m, cmp.ValueA), other, value(m, cmp.ValueB), RatioText(m, cmp.Ratio), adopted})
 		c.Categories = append(c.Categories, d.Prose(ss.Title))
 		best.Values = append(best.Values, chartValue(m, cmp.ValueA))
 		base.Values = append(base.Values, chartValue(m, cmp.ValueB))

@@ -76,7 +76,7 @@ func (b *builder) variantName(t *plan.Trial) d.Text {
 		}
 		return d.M("Baseline")
 	}
-	return optionName(b.s, studyStep(b.s, t.Step), t.Variant)
+	return b.optionName(studyStep(b.s, t.Step), t.Variant)
 }
 
 func (b *builder) stepTitle(id string) d.Text {

@@ -126,15 +126,22 @@ func (b *builder) pending(step, variant, engine string, v *schema.Variant, profi
 // changes describes what a pending variant adds: flags when the engine
 // is known, portable knob settings otherwise.
 func (b *builder) changes(engine string, v schema.Variant) []string {
-	if e, ok := b.s.Engines[engine]; ok {
-		l, err := Command(b.s, Config{Engine: engine, Knobs: v.Knobs, Args: v.Args, Env: v.Env})
+	return VariantFlags(b.s, engine, v)
+}
+
+// VariantFlags is what variant v adds to engine's command: its
+// environment and flags, as shell words; knob=value pairs when the engine
+// is unknown (a step for whichever engine an earlier step selects).
+func VariantFlags(s *schema.Study, engine string, v schema.Variant) []string {
+	if e, ok := s.Engines[engine]; ok {
+		l, err := Command(s, Config{Engine: engine, Knobs: v.Knobs, Args: v.Args, Env: v.Env})
 		if err == nil {
 			words, _ := ShellWords(l.Env, nil) // env-var knobs change the launch too
 			return append(words, l.Argv[len(e.Def.Command):]...)
 		}
 	}
 	var out []string
-	for _, k := range b.s.KnobOrder {
+	for _, k := range s.KnobOrder {
 		if val, ok := v.Knobs[k]; ok {
 			out = append(out, fmt.Sprintf("%s=%v", k, val))
 		}
