@@ -51,7 +51,7 @@ func runExport(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	files, err := export.Files(s, p.Final, formats)
+	files, err := export.Files(s, p.Final, decide.IsSimulated(s, rs, decide.Auto), formats)
 	if err != nil {
 		return err
 	}

@@ -40,6 +40,8 @@ type Analysis struct {
 	// Plan is the plan the analysis decided (for renderers), and Runs
 	// the records of the class it read.
 	Plan *plan.Plan `json:"-"`
+	// Simulated says the decisions read simulated records.
+	Simulated bool `json:"-"`
 	Runs Runs       `json:"-"`
 }
 
@@ -167,6 +169,7 @@ func Analyze(s *schema.Study, rs Records, src Source) (*Analysis, error) {
 		Unit: Unit(s.Objective.Metric), MinGain: s.Objective.MinGain,
 		Confidence: s.Objective.Confidence, MaxFailed: s.Objective.MaxFailed, Resamples: Resamples, EarlyStop: s.Objective.EarlyStop,
 	}}
+	a.Simulated = rs.simulated()
 	a.steps(p, d)
 	a.baseline(p, d)
 	a.final(s, p, d)

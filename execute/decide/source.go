@@ -86,3 +86,22 @@ func (a *Analysis) sources(p *plan.Plan, runs Runs, aside int) {
 		}
 	}
 }
+
+// IsSimulated says whether the records s's decisions read from rs (with
+// src) are simulated: what an export of its final configuration must
+// say it was chosen from.
+func IsSimulated(s *schema.Study, rs Records, src Source) bool {
+	chosen, _ := rs.choose(s, src)
+	return chosen.simulated()
+}
+
+func (rs Records) simulated() bool {
+	for _, runs := range rs.Runs {
+		for _, r := range runs {
+			if r.Provenance.Kind == record.Simulated {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -70,5 +70,5 @@ func Compose(c Config) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append([]byte("# "+c.Name+": the recommended configuration, exported by servelab.\n"), y...), nil
+	return append([]byte(c.header()), y...), nil
 }

@@ -32,7 +32,7 @@ var _ = register(Format{Name: "docker", File: "docker-run.sh", Label: "docker ru
 func Docker(c Config) ([]byte, error) {
 	argv := DockerArgv(c)
 	var b strings.Builder
-	fmt.Fprintf(&b, "#!/bin/bash\n# %s: the recommended configuration, exported by servelab.\n# Serve command: %s\n", c.Name, shellLine(c))
+	fmt.Fprintf(&b, "#!/bin/bash\n%s# Serve command: %s\n", c.header(), shellLine(c))
 	for i, a := range argv {
 		q, err := syntax.Quote(a, syntax.LangBash)
 		if err != nil {

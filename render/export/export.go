@@ -7,6 +7,7 @@ package export
 
 import (
 	"fmt"
+	"math"
 	"maps"
 	"os"
 	"path/filepath"
@@ -89,10 +90,36 @@ type Config struct {
 	PortFlag  string
 	FlagStyle string
 	GPUs      int
+	// CacheSize is the model cache's volume, with room for the weights.
+	CacheSize string
+	// Simulated says the configuration was chosen from simulated
+	// figures: every file says so at its top.
+	Simulated bool
+}
+
+// header is the comment each file opens with.
+func (c Config) header() string {
+	h := "# " + c.Name + ": the recommended configuration, exported by servelab.\n"
+	if c.Simulated {
+		h += "# SIMULATED: chosen from servelab-sim's figures on a machine without a GPU. It shows\n" +
+			"# how servelab works; it is not a configuration measured to serve well.\n"
+	}
+	return h
+}
+
+// cacheSize is a volume for the model's weights with a quarter spare
+// (shards, tokenizer, an interrupted download's partial files), at
+// least 20 GiB; 200 GiB when the study does not give the model's size.
+func cacheSize(m schema.ModelVariant) string {
+	bytes := map[string]float64{"fp32": 4, "bf16": 2, "fp16": 2, "fp8": 1, "int8": 1, "int4": 0.5, "fp4": 0.5}[strings.ToLower(m.DType)]
+	if m.Params <= 0 || bytes == 0 {
+		return "200Gi"
+	}
+	return fmt.Sprintf("%dGi", max(20, int(math.Ceil(m.Params*bytes*1.25/(1<<30)))))
 }
 
 // FromStudy is the final configuration of s as the plan decided it.
-func FromStudy(s *schema.Study, final plan.Config) (Config, error) {
+func FromStudy(s *schema.Study, final plan.Config, simulated bool) (Config, error) {
 	e, ok := s.Engines[final.Engine]
 	if !ok {
 		return Config{}, fmt.Errorf("unknown engine %q", final.Engine)
@@ -109,7 +136,7 @@ func FromStudy(s *schema.Study, final plan.Config) (Config, error) {
 	}
 	c := Config{Name: s.ID, Kind: e.Kind, Version: e.Version, Image: e.ImageRef(), Model: m.ID, Argv: argv, Env: final.Env,
 		Params: argv[min(len(e.Def.Command), len(argv)):], Health: e.Def.Health, HostFlag: e.Def.HostFlag, PortFlag: e.Def.PortFlag,
-		FlagStyle: e.Def.FlagStyle, GPUs: gpus}
+		FlagStyle: e.Def.FlagStyle, GPUs: gpus, CacheSize: cacheSize(m), Simulated: simulated}
 	if c.Image == "" {
 		return c, fmt.Errorf("engine %s (%s) has no container image: set engines.%s.image in %s", final.Engine, e.Kind, final.Engine, s.File)
 	}
@@ -180,11 +207,11 @@ func Write(format string, c Config) ([]byte, error) {
 
 // Files are the contents of formats ("all" is every format) for the
 // final configuration of s, by file name.
-func Files(s *schema.Study, final *plan.Config, formats []string) (map[string][]byte, error) {
+func Files(s *schema.Study, final *plan.Config, simulated bool, formats []string) (map[string][]byte, error) {
 	if final == nil {
 		return nil, fmt.Errorf("%s is not decided yet: servelab analyze says which trials are missing", s.File)
 	}
-	c, err := FromStudy(s, *final)
+	c, err := FromStudy(s, *final, simulated)
 	if err != nil {
 		return nil, err
 	}
@@ -205,11 +232,11 @@ func Files(s *schema.Study, final *plan.Config, formats []string) (map[string][]
 // Beside is every format's file for the study's final configuration,
 // named as the reports link to them (Dir(s.ID)/<file>); none for a
 // study without a final configuration or an image to deploy.
-func Beside(s *schema.Study, final *plan.Config) (map[string][]byte, error) {
+func Beside(s *schema.Study, final *plan.Config, simulated bool) (map[string][]byte, error) {
 	if final == nil || s.Engines[final.Engine] == nil || s.Engines[final.Engine].ImageRef() == "" {
 		return nil, nil
 	}
-	files, err := Files(s, final, []string{"all"})
+	files, err := Files(s, final, simulated, []string{"all"})
 	if err != nil {
 		return nil, err
 	}
@@ -223,8 +250,8 @@ func Beside(s *schema.Study, final *plan.Config) (map[string][]byte, error) {
 // WriteBeside writes every format into dir/Dir(s.ID), where the reports
 // in dir link to them; a study without a final configuration or an
 // image to deploy has no exports, and its reports no links.
-func WriteBeside(dir string, s *schema.Study, final *plan.Config) error {
-	files, err := Beside(s, final)
+func WriteBeside(dir string, s *schema.Study, final *plan.Config, simulated bool) error {
+	files, err := Beside(s, final, simulated)
 	if err != nil {
 		return err
 	}

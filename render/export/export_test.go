@@ -45,7 +45,7 @@ func seedConfig(t *testing.T, id string) (*schema.Study, Config) {
 	if err != nil || p.Final == nil {
 		t.Fatalf("%s: not decided from the committed records (%v)", id, err)
 	}
-	c, err := FromStudy(s, *p.Final)
+	c, err := FromStudy(s, *p.Final, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,19 +185,33 @@ func decodeKube(t *testing.T, c Config) (*appsv1.Deployment, *corev1.Service) {
 		t.Fatal(err)
 	}
 	docs := strings.Split(string(b), "\n---\n")
-	if len(docs) != 2 {
-		t.Fatalf("%d YAML documents, want 2", len(docs))
+	if len(docs) != 3 {
+		t.Fatalf("%d YAML documents, want 3", len(docs))
 	}
+	var pvc corev1.PersistentVolumeClaim
 	var d appsv1.Deployment
 	var svc corev1.Service
-	if err := yaml.UnmarshalStrict([]byte(docs[0]), &d); err != nil {
+	if err := yaml.UnmarshalStrict([]byte(docs[0]), &pvc); err != nil {
+		t.Fatalf("claim: %v", err)
+	}
+	if err := yaml.UnmarshalStrict([]byte(docs[1]), &d); err != nil {
 		t.Fatalf("deployment: %v", err)
 	}
-	if err := yaml.UnmarshalStrict([]byte(docs[1]), &svc); err != nil {
+	if err := yaml.UnmarshalStrict([]byte(docs[2]), &svc); err != nil {
 		t.Fatalf("service: %v", err)
 	}
-	if d.Kind != "Deployment" || svc.Kind != "Service" || d.APIVersion != "apps/v1" || svc.APIVersion != "v1" {
-		t.Errorf("kinds %s/%s %s/%s", d.APIVersion, d.Kind, svc.APIVersion, svc.Kind)
+	if pvc.Kind != "PersistentVolumeClaim" || d.Kind != "Deployment" || svc.Kind != "Service" || d.APIVersion != "apps/v1" || svc.APIVersion != "v1" {
+		t.Errorf("kinds %s %s/%s %s/%s", pvc.Kind, d.APIVersion, d.Kind, svc.APIVersion, svc.Kind)
+	}
+	// The model cache outlives the pod: the claim, not an emptyDir.
+	var cache *corev1.Volume
+	for i, v := range d.Spec.Template.Spec.Volumes {
+		if v.Name == "hf-cache" {
+			cache = &d.Spec.Template.Spec.Volumes[i]
+		}
+	}
+	if cache == nil || cache.PersistentVolumeClaim == nil || cache.PersistentVolumeClaim.ClaimName != pvc.Name || pvc.Spec.Resources.Requests.Storage().IsZero() {
+		t.Errorf("model cache volume %+v, claim %s %v", cache, pvc.Name, pvc.Spec.Resources.Requests)
 	}
 	return &d, &svc
 }
@@ -248,5 +262,39 @@ func TestDropsBenchOnlyFlags(t *testing.T) {
 	got = dropBenchOnly("sglang", []string{"python3", "-m", "sglang.launch_server", "--enable-cache-report", "--enable-prompt-tokens-details"})
 	if strings.Join(got, " ") != "python3 -m sglang.launch_server --enable-prompt-tokens-details" {
 		t.Errorf("sglang: %q (only SGLang's own switch goes)", got)
+	}
+}
+
+// A configuration chosen from simulated figures says so in every file.
+func TestSimulatedSaysSo(t *testing.T) {
+	s, c := seedConfig(t, "qwen3-8b-h100-latency")
+	_ = s
+	for _, sim := range []bool{false, true} {
+		c.Simulated = sim
+		for _, f := range Formats() {
+			b, err := Write(f, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := bytes.Contains(b, []byte("SIMULATED")); got != sim {
+				t.Errorf("%s, simulated %v: says SIMULATED %v", f, sim, got)
+			}
+		}
+	}
+}
+
+func TestCacheSize(t *testing.T) {
+	for _, tc := range []struct {
+		m    schema.ModelVariant
+		want string
+	}{
+		{schema.ModelVariant{Params: 8.2e9, DType: "bf16"}, "20Gi"},
+		{schema.ModelVariant{Params: 70e9, DType: "bf16"}, "163Gi"},
+		{schema.ModelVariant{Params: 70e9, DType: "fp8"}, "82Gi"},
+		{schema.ModelVariant{}, "200Gi"},
+	} {
+		if got := cacheSize(tc.m); got != tc.want {
+			t.Errorf("cacheSize(%+v) = %s, want %s", tc.m, got, tc.want)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 // parameters, each flag one entry as GPUStack's form takes them.
 type gpustackModel struct {
 	Name              string            `json:"name"`
+	Description       string            `json:"description,omitempty"`
 	Source            string            `json:"source"`
 	HuggingfaceRepoID string            `json:"huggingface_repo_id"`
 	Backend           string            `json:"backend"`
@@ -35,6 +36,9 @@ func GPUStack(c Config) ([]byte, error) {
 	}
 	m := gpustackModel{Name: DNSName(c.Name), Source: "huggingface", HuggingfaceRepoID: c.Model, Backend: backend,
 		BackendVersion: strings.TrimPrefix(c.Version, "v"), BackendParameters: Parameters(c), Env: env, Replicas: 1}
+	if c.Simulated {
+		m.Description = "SIMULATED: chosen from servelab-sim's figures on a machine without a GPU; not a configuration measured to serve well."
+	}
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return nil, err

@@ -2,7 +2,6 @@ package export
 
 import (
 	"bytes"
-	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -22,8 +21,10 @@ const GPUResource corev1.ResourceName = "nvidia.com/gpu"
 // args and env values gives s back: "$$" reduces to "$".
 func KubeEscape(s string) string { return strings.ReplaceAll(s, "$", "$$") }
 
-// KubeObjects are c's Deployment and Service.
-func KubeObjects(c Config) (*appsv1.Deployment, *corev1.Service) {
+// KubeObjects are c's Deployment, Service, and the claim for the model
+// cache, which keeps the weights across restarts instead of downloading
+// them again into an emptyDir each time.
+func KubeObjects(c Config) (*appsv1.Deployment, *corev1.Service, *corev1.PersistentVolumeClaim) {
 	name := DNSName(c.Name)
 	labels := map[string]string{"app.kubernetes.io/name": name, "app.kubernetes.io/managed-by": "servelab"}
 	esc := func(ws []string) []string {
@@ -66,6 +67,9 @@ func KubeObjects(c Config) (*appsv1.Deployment, *corev1.Service) {
 		Spec: appsv1.DeploymentSpec{
 			Replicas: &replicas,
 			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			// The cache's claim is ReadWriteOnce: an old pod must let go
+			// of it before the new one starts, possibly on another node.
+			Strategy: appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType},
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: labels},
 				Spec: corev1.PodSpec{
@@ -74,7 +78,7 @@ func KubeObjects(c Config) (*appsv1.Deployment, *corev1.Service) {
 					// /dev/shm, which a pod otherwise caps at 64 MiB.
 					Volumes: []corev1.Volume{
 						{Name: "shm", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{Medium: corev1.StorageMediumMemory}}},
-						{Name: "hf-cache", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+						{Name: "hf-cache", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: cacheClaim(name)}}},
 					},
 				},
 			},
@@ -86,17 +90,37 @@ func KubeObjects(c Config) (*appsv1.Deployment, *corev1.Service) {
 		Spec: corev1.ServiceSpec{Selector: labels, Ports: []corev1.ServicePort{{
 			Name: "http", Port: Port, TargetPort: intstr.FromString("http"), Protocol: corev1.ProtocolTCP}}},
 	}
-	return d, svc
+	cache, err := resource.ParseQuantity(c.CacheSize)
+	if err != nil {
+		cache = resource.MustParse("200Gi")
+	}
+	pvc := &corev1.PersistentVolumeClaim{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "PersistentVolumeClaim"},
+		ObjectMeta: metav1.ObjectMeta{Name: cacheClaim(name), Labels: labels},
+		Spec: corev1.PersistentVolumeClaimSpec{
+			AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			Resources:   corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: cache}},
+		},
+	}
+	return d, svc, pvc
+}
+
+// cacheClaim is the model cache's claim name, within DNS's 63.
+func cacheClaim(name string) string {
+	return strings.TrimRight(name[:min(len(name), 63-len("-hf-cache"))], "-") + "-hf-cache"
 }
 
 var _ = register(Format{Name: "k8s", File: "k8s.yaml", Label: "Kubernetes", Rank: 3, Write: Kubernetes})
 
-// Kubernetes is the Deployment and the Service as one YAML stream.
+// Kubernetes is the model cache's claim, the Deployment and the Service
+// as one YAML stream.
 func Kubernetes(c Config) ([]byte, error) {
-	d, svc := KubeObjects(c)
+	d, svc, pvc := KubeObjects(c)
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "# %s: the recommended configuration, exported by servelab.\n", c.Name)
-	for i, obj := range []any{d, svc} {
+	b.WriteString(c.header())
+	b.WriteString("# The model cache is a PersistentVolumeClaim of the cluster's default storage class;\n" +
+		"# set storageClassName to choose another.\n")
+	for i, obj := range []any{pvc, d, svc} {
 		y, err := yaml.Marshal(obj)
 		if err != nil {
 			return nil, err

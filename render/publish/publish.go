@@ -106,7 +106,7 @@ func Study(dir *outdir.Dir, s *schema.Study, rs decide.Records, langs []*i18n.Pr
 		return nil, err
 	}
 	doc := report.Build(s, a, a.Runs)
-	beside, err := export.Beside(s, a.Plan.Final)
+	beside, err := export.Beside(s, a.Plan.Final, a.Simulated)
 	if err != nil {
 		return nil, err
 	}
