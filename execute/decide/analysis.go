@@ -40,9 +40,9 @@ type Analysis struct {
 	// Plan is the plan the analysis decided (for renderers), and Runs
 	// the records of the class it read.
 	Plan *plan.Plan `json:"-"`
+	Runs Runs       `json:"-"`
 	// Simulated says the decisions read simulated records.
 	Simulated bool `json:"-"`
-	Runs Runs       `json:"-"`
 }
 
 // Objective restates the study's objective with the unit values carry.

@@ -7,8 +7,8 @@ package export
 
 import (
 	"fmt"
-	"math"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
