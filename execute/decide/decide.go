@@ -20,6 +20,10 @@ type Option struct {
 	Value   *Value `json:"value"` // nil when the trial has no record
 	TTFT    *Value `json:"ttft,omitempty"`
 	TPOT    *Value `json:"tpot,omitempty"`
+	// Latency is the mean request latency, which a throughput objective
+	// does not show: at a fixed concurrency it is the user's side of
+	// the same runs.
+	Latency *Value `json:"latency,omitempty"`
 	// Planned and Recorded count the option's runs: one per repeat of
 	// each trial on the deciding profile.
 	Planned  int `json:"planned"`

@@ -22,7 +22,8 @@ func (d *decider) option(variant string, trials []*plan.Trial) Option {
 		profile = trials[0].Profile
 	}
 	metric := d.s.Objective.Metric
-	var ttft, tpot []float64
+	var ttft, tpot, lat []float64
+	latDerived := false
 	var used []*record.Record
 	var names []string
 	derived := false
@@ -66,6 +67,9 @@ func (d *decider) option(variant string, trials []*plan.Trial) Option {
 			derived = derived || der
 			ttft = appendMetric(ttft, r, "ttft.mean")
 			tpot = appendMetric(tpot, r, "tpot.mean")
+			if v, der, ok := metricOf(r.Metrics, "latency.mean"); ok {
+				lat, latDerived = append(lat, v), latDerived || der
+			}
 		}
 	}
 	conf := d.s.Objective.Confidence
@@ -76,6 +80,10 @@ func (d *decider) option(variant string, trials []*plan.Trial) Option {
 		d.checkSLO(&o, used, names)
 	}
 	o.TTFT, o.TPOT = maybe(ttft, conf), maybe(tpot, conf)
+	if len(lat) > 0 && !strings.HasPrefix(metric, "latency.") {
+		v := summarize(lat, latDerived, conf)
+		o.Latency = &v
+	}
 	return o
 }
 

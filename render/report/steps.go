@@ -1,8 +1,11 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 
 	"servelab.dev/execute/decide"
 	d "servelab.dev/render/document"
@@ -97,7 +100,11 @@ func (b *builder) decision(ss *schema.Step, st decide.Step) {
 		nameB = d.M("the configuration adopted so far")
 	}
 	b.invalid(st)
-	b.doc.Add(d.Para{Text: d.Sentences(d.M("Summary:"), comparison(m, nameA, nameB, c, b.flaggedTPOT(st, c)))})
+	summary := []d.Text{d.M("Summary:"), comparison(m, nameA, nameB, c, b.flaggedTPOT(st, c))}
+	if l := b.latencies(ss, st); l != nil {
+		summary = append(summary, l)
+	}
+	b.doc.Add(d.Para{Text: d.Sentences(summary...)})
 	if v := st.SLOComparison; v != nil {
 		b.doc.Add(d.Para{Text: d.Sentences(d.M("Distance from the service-level objective (the worst bound's value divided by its limit; 1 or less meets it): %s for %s, %s for %s.", times(v.ValueA), nameA, times(v.ValueB), nameB), verdictText(b.s, v))})
 	}
@@ -381,4 +388,36 @@ const smallGain = 0.02
 // noise would understate the finding.
 func bigEffect(ratio float64) bool {
 	return ratio > 0 && max(ratio, 1/ratio) >= 1.2
+}
+
+// latencies lists each option's mean request latency, fastest first,
+// when the objective is a throughput: a reader who asked for latency
+// finds it beside the figure that decided (nil otherwise).
+func (b *builder) latencies(ss *schema.Step, st decide.Step) d.Text {
+	if strings.HasPrefix(b.s.Objective.Metric, "latency.") || strings.HasPrefix(b.s.Objective.Metric, "ttft.") {
+		return nil
+	}
+	opts := st.Options
+	if st.Incumbent != nil {
+		opts = append([]decide.Option{*st.Incumbent}, opts...)
+	}
+	opts = slices.DeleteFunc(slices.Clone(opts), func(o decide.Option) bool { return o.Latency == nil })
+	if len(opts) < 2 {
+		return nil
+	}
+	slices.SortStableFunc(opts, func(x, y decide.Option) int { return cmp.Compare(x.Latency.Mean, y.Latency.Mean) })
+	var parts []d.Text
+	derived := false
+	for _, o := range opts {
+		name := b.optionName(ss, o.Variant)
+		if st.Incumbent != nil && o.Variant == st.Incumbent.Variant {
+			name = d.Sentences(name, d.Paren{Text: d.M("adopted so far")})
+		}
+		parts = append(parts, d.M("%s: %s", name, value("latency.mean", o.Latency.Mean)))
+		derived = derived || o.Latency.Derived
+	}
+	if derived {
+		return d.M("Mean latency per request at %s (derived where the source printed none): %s.", ProfileTitle(b.s, b.s.Objective.Profile), d.Join{Sep: ", ", Parts: parts})
+	}
+	return d.M("Mean latency per request at %s: %s.", ProfileTitle(b.s, b.s.Objective.Profile), d.Join{Sep: ", ", Parts: parts})
 }
