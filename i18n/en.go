@@ -29,6 +29,12 @@ var _ = register(Language{
 		"metric capacity":           "highest request rate within the SLO",
 	},
 	Plurals: map[string]Plural{
+		"not decided: %d planned trials have no record, and %d more wait on the decisions they make": {
+			One:   "not decided: %d planned trial has no record, and %d more wait on the decisions it makes",
+			Other: "not decided: %d planned trials have no record, and %d more wait on the decisions they make"},
+		"not decided: %d planned trials have no record": {
+			One:   "not decided: %d planned trial has no record",
+			Other: "not decided: %d planned trials have no record"},
 		"prefix repetition: %d random prefixes of %d tokens, each request one of them and %d tokens of its own, %d output tokens": {
 			One:   "prefix repetition: %d random prefix of %d tokens, each request that prefix and %d tokens of its own, %d output tokens",
 			Other: "prefix repetition: %d random prefixes of %d tokens, each request one of them and %d tokens of its own, %d output tokens"},

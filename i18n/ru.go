@@ -63,9 +63,12 @@ var _ = register(Language{
 		"Every run of this configuration failed: the steps chose it, but no measurement shows that it serves. %s lists why each run failed; fix that and run the study again before using this command.":                                                                                                                         "Все запуски этой конфигурации завершились ошибкой: шаги выбрали её, но ни одно измерение не показывает, что она обслуживает запросы. %s перечисляет причину каждой ошибки; устраните её и повторите исследование, прежде чем использовать эту команду.",
 		"No noise estimate: each side is a single run without per-request samples; a difference of %sx is far beyond the few percent by which runs of one configuration usually vary, so noise alone is unlikely to explain it.":                                                                                                 "Оценки шума нет: с каждой стороны один прогон без данных по отдельным запросам; но разница в %s раза намного больше тех нескольких процентов, на которые обычно расходятся прогоны одной конфигурации, и одним шумом её не объяснить.",
 		"Adopted on single runs, by the rule alone: %s gains %s, above the required %s but within the few percent by which runs usually vary, so it may make no real difference.":                                                                                                                                                "Принято по единичным прогонам, только по правилу: %s даёт выигрыш %s — больше требуемых %s, но в пределах тех нескольких процентов, на которые обычно расходятся прогоны, так что реальной разницы может и не быть.",
-		"Mean latency per request at %s (derived where the source printed none): %s.": "Средняя задержка запроса в профиле «%s» (расчётная, где источник её не напечатал): %s.",
-		"Mean latency per request at %s: %s.":                                         "Средняя задержка запроса в профиле «%s»: %s.",
-		"Recommended configuration of %s on %s, for the %s:":                          "Рекомендуемая конфигурация %s на %s, цель — %s:",
+		"Mean latency per request at %s (derived where the source printed none): %s.":  "Средняя задержка запроса в профиле «%s» (расчётная, где источник её не напечатал): %s.",
+		"Mean latency per request at %s: %s.":                                          "Средняя задержка запроса в профиле «%s»: %s.",
+		"every run of the final configuration failed, so nothing shows that it serves": "все запуски итоговой конфигурации завершились ошибкой, и ничто не показывает, что она работает",
+		"Texts changed, word by word (%s removed, %s added):":                          "Изменённые тексты, по словам (%s — удалено, %s — добавлено):",
+		"Trials no longer planned, their records kept:":                                "Испытания, которые больше не запланированы (их записи сохранены):",
+		"Recommended configuration of %s on %s, for the %s:":                           "Рекомендуемая конфигурация %s на %s, цель — %s:",
 		"lowest %s at %s":  "минимальная %s в профиле «%s»",
 		"highest %s at %s": "максимальная %s в профиле «%s»",
 		"The study is not decided yet: some steps have no records. The steps below show what is known.": "Исследование ещё не завершено: у некоторых шагов нет записей. Ниже показано то, что уже известно.",
@@ -331,6 +334,16 @@ var _ = register(Language{
 		"ratio %sx": "отношение %s",
 	},
 	Plurals: map[string]Plural{
+		"not decided: %d planned trials have no record, and %d more wait on the decisions they make": {
+			One:   "не решено: у %d запланированного испытания нет записи, ещё %d ждут решений, которые от него зависят",
+			Few:   "не решено: у %d запланированных испытаний нет записи, ещё %d ждут решений, которые от них зависят",
+			Many:  "не решено: у %d запланированных испытаний нет записи, ещё %d ждут решений, которые от них зависят",
+			Other: "не решено: у %d запланированных испытаний нет записи, ещё %d ждут решений, которые от них зависят"},
+		"not decided: %d planned trials have no record": {
+			One:   "не решено: у %d запланированного испытания нет записи",
+			Few:   "не решено: у %d запланированных испытаний нет записи",
+			Many:  "не решено: у %d запланированных испытаний нет записи",
+			Other: "не решено: у %d запланированных испытаний нет записи"},
 		"prefix repetition: %d random prefixes of %d tokens, each request one of them and %d tokens of its own, %d output tokens": {
 			One:   "повторяющиеся префиксы: %d случайный префикс по %d токенов, каждый запрос берёт один из них и добавляет %d своих токенов, выходных токенов %d",
 			Few:   "повторяющиеся префиксы: %d случайных префикса по %d токенов, каждый запрос берёт один из них и добавляет %d своих токенов, выходных токенов %d",

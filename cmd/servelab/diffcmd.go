@@ -9,13 +9,14 @@ import (
 )
 
 func runDiff(e *env, args []string) error {
-	fs := newFlags(e, "diff", "BASE [HEAD] [--lang en|zh|ru] [--json] [--format md|text] [--fail-on missing,regression]")
+	fs := newFlags(e, "diff", "BASE [HEAD] [--study ID] [--lang en|zh|ru] [--json] [--format md|text] [--fail-on missing,regression]")
 	lang := fs.String("lang", "en", "language of the Markdown")
 	asJSON := fs.Bool("json", false, "print the comparison as JSON")
 	format := fs.String("format", "", "md (default when not a terminal) or text")
 	failOn := fs.String("fail-on", "", "exit 1 on: missing (planned trials without records), regression (significantly worse records)")
 	studies := fs.String("studies", "studies", "studies folder, relative to the repository root")
 	results := fs.String("results", "results", "results folder, relative to the repository root")
+	only := fs.String("study", "", "review this study alone (its ID)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -44,6 +45,11 @@ func runDiff(e *env, args []string) error {
 		return err
 	}
 	rep := diff.Compare(base, hd)
+	if *only != "" {
+		if rep, err = rep.Only(*only); err != nil {
+			return err
+		}
+	}
 	switch {
 	case *asJSON:
 		if err := printJSON(e, rep, true); err != nil {

@@ -85,9 +85,27 @@ func final(a, b *decide.Analysis) *Final {
 		}
 		return x.Final.Command
 	}
-	f := &Final{Old: cmd(a), New: cmd(b)}
+	f := &Final{Old: cmd(a), New: cmd(b), OldWhy: undecided(a), NewWhy: undecided(b)}
 	f.Changed = f.Old != f.New
 	return f
+}
+
+// undecided says why x has no recommendation, or why it is not
+// measured; nil when it has a measured one.
+func undecided(x *decide.Analysis) *Why {
+	switch {
+	case x.Final != nil && x.Final.Unmeasured:
+		return &Why{Unmeasured: true}
+	case x.Final != nil:
+		return nil
+	}
+	w := &Why{Missing: len(x.Missing)}
+	for _, t := range x.Plan.Trials {
+		if t.Status == plan.Pending {
+			w.Pending++
+		}
+	}
+	return w
 }
 
 func validation(a, b *decide.Analysis) []Row {

@@ -86,11 +86,14 @@ type Report struct {
 
 // Study is one study's changes.
 type Study struct {
-	ID         string     `json:"id"`
-	Change     string     `json:"change"` // added, removed, changed, unchanged
-	Fields     []Field    `json:"fields,omitempty"`
-	Added      []string   `json:"trialsAdded,omitempty"`
-	Removed    []string   `json:"trialsRemoved,omitempty"`
+	ID      string   `json:"id"`
+	Change  string   `json:"change"` // added, removed, changed, unchanged
+	Fields  []Field  `json:"fields,omitempty"`
+	Added   []string `json:"trialsAdded,omitempty"`
+	Removed []string `json:"trialsRemoved,omitempty"`
+	// Unplanned are trials the head no longer plans whose records it
+	// still holds: nothing was lost, so they are not listed as removed.
+	Unplanned  []string   `json:"trialsUnplanned,omitempty"`
 	Records    []Record   `json:"records,omitempty"`
 	Decisions  []Decision `json:"decisions,omitempty"`
 	Final      *Final     `json:"final,omitempty"`
@@ -108,6 +111,10 @@ type Field struct {
 	Path string `json:"path"`
 	Old  string `json:"old,omitempty"`
 	New  string `json:"new,omitempty"`
+	// Words is a long text's change word by word, with a little
+	// context ("… the [-old-]{+new+} words …"), so a one-word edit of a
+	// note does not fill a screen in each language.
+	Words string `json:"words,omitempty"`
 }
 
 // Record is a trial whose runs were added or replaced.
@@ -136,6 +143,17 @@ type Final struct {
 	Changed bool   `json:"changed"`
 	Old     string `json:"old"`
 	New     string `json:"new"`
+	// OldWhy and NewWhy say why a side has no recommendation, or why
+	// its recommendation is not measured.
+	OldWhy *Why `json:"oldWhy,omitempty"`
+	NewWhy *Why `json:"newWhy,omitempty"`
+}
+
+// Why is what keeps a side from a measured recommendation.
+type Why struct {
+	Missing    int  `json:"missing,omitempty"`    // planned trials without a record
+	Pending    int  `json:"pending,omitempty"`    // trials waiting on those decisions
+	Unmeasured bool `json:"unmeasured,omitempty"` // every run of the final failed
 }
 
 // Row is a validation profile before and after.
@@ -186,6 +204,7 @@ func compareStudy(id string, base, head *Side) Study {
 	out := Study{ID: id, Metric: head.Studies[id].Objective.Metric}
 	out.Fields = fields(base.Studies[id], head.Studies[id])
 	out.Added, out.Removed = trials(b.Plan, h.Plan)
+	out.Removed, out.Unplanned = stillHeld(out.Removed, h)
 	out.Records = records(b, h, base, head)
 	out.Decisions = decisions(b, h)
 	out.Final = final(b, h)
@@ -216,7 +235,7 @@ func fields(a, b *schema.Study) []Field {
 	var out []Field
 	for _, k := range unionKeys(fa, fb) {
 		if fa[k] != fb[k] {
-			out = append(out, Field{Path: k, Old: fa[k], New: fb[k]})
+			out = append(out, Field{Path: k, Old: fa[k], New: fb[k], Words: wordDiff(fa[k], fb[k])})
 		}
 	}
 	return out
@@ -293,6 +312,39 @@ func keyed(p *plan.Plan) map[string]*plan.Trial {
 		}
 	}
 	return out
+}
+
+// stillHeld splits removed trials into those whose records are gone and
+// those whose records head still holds.
+func stillHeld(removed []string, head *decide.Analysis) (gone, held []string) {
+	for _, r := range removed {
+		key := r[strings.LastIndexByte(r, ' ')+1:]
+		found := false
+		for k, runs := range head.Runs {
+			if strings.HasPrefix(k, key) && len(runs) > 0 {
+				found = true
+				break
+			}
+		}
+		if found {
+			held = append(held, r)
+		} else {
+			gone = append(gone, r)
+		}
+	}
+	return gone, held
+}
+
+// Only is the report of study id alone; an error lists the IDs it has.
+func (r Report) Only(id string) (Report, error) {
+	var ids []string
+	for _, s := range r.Studies {
+		if s.ID == id {
+			return Report{Studies: []Study{s}}, nil
+		}
+		ids = append(ids, s.ID)
+	}
+	return r, fmt.Errorf("--study %s: no such study on either side (studies: %s)", id, strings.Join(ids, ", "))
 }
 
 // trials are the keyed trials only one side plans.

@@ -83,12 +83,21 @@ func (w *writer) table(head []string, rows [][]string) {
 }
 
 func (w *writer) list(title string, items []string) {
+	coded := make([]string, len(items))
+	for i, it := range items {
+		coded[i] = w.code(it)
+	}
+	w.items(title, coded)
+}
+
+// items is list without code spans: items that are prose.
+func (w *writer) items(title string, items []string) {
 	if len(items) == 0 {
 		return
 	}
 	w.para(title)
 	for _, it := range items {
-		w.b.WriteString("- " + w.code(it) + "\n")
+		w.b.WriteString("- " + it + "\n")
 	}
 	w.b.WriteString("\n")
 }
@@ -102,20 +111,30 @@ func (w *writer) study(s Study) {
 	if f := s.Final; f != nil {
 		if f.Changed {
 			w.para(p.T("The recommendation changed. Before:"))
-			w.block(orNone(p, f.Old))
+			w.block(orWhy(p, f.Old, f.OldWhy))
 			w.para(p.T("After:"))
-			w.block(orNone(p, f.New))
+			w.block(orWhy(p, f.New, f.NewWhy))
 		} else {
 			w.para(p.T("The recommendation is unchanged."))
 		}
+		if f.NewWhy != nil && (f.New != "" || !f.Changed) {
+			w.para(whyText(p, f.NewWhy))
+		}
 	}
 	var rows [][]string
+	var texts []string
 	for _, f := range s.Fields {
+		if f.Words != "" {
+			texts = append(texts, settingName(w, f.Path)+": "+f.Words)
+			continue
+		}
 		rows = append(rows, []string{settingName(w, f.Path), f.Old, f.New})
 	}
 	w.table([]string{p.T("Setting"), p.T("Before"), p.T("After")}, rows)
+	w.items(p.T("Texts changed, word by word (%s removed, %s added):", "[-…-]", "{+…+}"), texts)
 	w.list(p.T("Trials added:"), s.Added)
 	w.list(p.T("Trials removed:"), s.Removed)
+	w.list(p.T("Trials no longer planned, their records kept:"), s.Unplanned)
 	rows = nil
 	for _, r := range s.Records {
 		rows = append(rows, []string{w.code(r.Trial), word(p, r.Change), fig(s.Metric, r.Old), fig(s.Metric, r.New), verdictText(p, r.Verdict)})
@@ -136,11 +155,25 @@ func (w *writer) study(s Study) {
 	w.list(p.T("Planned trials without a record:"), s.Missing)
 }
 
-func orNone(p *i18n.Printer, s string) string {
-	if s == "" {
-		return p.T("(not decided)")
+// orWhy is a side's command, or why it has none.
+func orWhy(p *i18n.Printer, s string, why *Why) string {
+	if s != "" {
+		return s
 	}
-	return s
+	if why != nil {
+		return "(" + whyText(p, why) + ")"
+	}
+	return p.T("(not decided)")
+}
+
+func whyText(p *i18n.Printer, w *Why) string {
+	if w.Unmeasured {
+		return p.T("every run of the final configuration failed, so nothing shows that it serves")
+	}
+	if w.Pending == 0 {
+		return p.T("not decided: %d planned trials have no record", w.Missing)
+	}
+	return p.T("not decided: %d planned trials have no record, and %d more wait on the decisions they make", w.Missing, w.Pending)
 }
 
 func fig(metric string, v *float64) string {
