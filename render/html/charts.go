@@ -13,9 +13,8 @@ import (
 	d "servelab.dev/render/document"
 )
 
-// Colours the charts share: the incumbent's grey, a muted grey for
-// dominated points, and the hatching of figures the page calls into
-// question.
+// Colours the charts share: the incumbent's grey and its edge, a muted
+// grey for dominated points, and the first series' blue for a frontier.
 const (
 	markedColor = "#9aa5b1"
 	markedEdge  = "#3b4754"
@@ -72,32 +71,11 @@ func barOption(c d.Chart, p *i18n.Printer) (map[string]any, int, error) {
 	bar.SetGlobalOptions(global(c, p, "axis", opts.Grid{Top: "72", Bottom: "36", Left: "24", Right: "24", ContainLabel: opts.Bool(true)})...)
 	bar.SetXAxis(l.labels)
 	for si, s := range c.Series {
-		data := make([]opts.BarData, len(s.Values))
-		for i, v := range s.Values {
-			data[i] = opts.BarData{Value: val(v)}
-			if !math.IsNaN(v) {
-				// The label is the figure as the page's language writes it
-				// (a decimal comma in Russian); a formatter without {…}
-				// prints as it is.
-				data[i].Label = &opts.Label{Show: opts.Bool(true), Formatter: figureLabel(v, s.IsFlagged(i), p)}
-				if s.Low != nil && !math.IsNaN(s.Low[i]) {
-					// The error bar crosses the bar's end: the figure sits
-					// inside the bar, at its foot.
-					data[i].Label.Position, data[i].Label.Color = "insideBottom", "#fff"
-				}
-			}
-			if i == c.Marked && c.MarkLabel != nil {
-				data[i].ItemStyle = &opts.ItemStyle{Color: markedColor, BorderColor: markedEdge, BorderWidth: 2}
-				if data[i].Label != nil && data[i].Label.Color != "" {
-					data[i].Label.Color = markedEdge
-				}
-			}
-		}
 		so := []charts.SeriesOpts{charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Position: "top"})}
 		if si == 0 {
 			so = append(so, markLines(c.Lines, p)...)
 		}
-		bar.AddSeries(d.String(s.Name, p), data, so...)
+		bar.AddSeries(d.String(s.Name, p), barData(c, s, p), so...)
 	}
 	bar.Validate()
 	out, err := plain(bar.JSON())
@@ -113,6 +91,31 @@ func barOption(c d.Chart, p *i18n.Printer) (map[string]any, int, error) {
 	}
 	everyLabel(out[axis].([]any)[0].(map[string]any))
 	return out, l.height, nil
+}
+
+// barData are a series' bars, each labelled with its figure as the
+// page's language writes it (a decimal comma in Russian; a formatter
+// without {…} prints as it is), the marked category's grey.
+func barData(c d.Chart, s d.Series, p *i18n.Printer) []opts.BarData {
+	data := make([]opts.BarData, len(s.Values))
+	for i, v := range s.Values {
+		data[i] = opts.BarData{Value: val(v)}
+		if !math.IsNaN(v) {
+			data[i].Label = &opts.Label{Show: opts.Bool(true), Formatter: figureLabel(v, s.IsFlagged(i), p)}
+			if s.Low != nil && !math.IsNaN(s.Low[i]) {
+				// The error bar crosses the bar's end: the figure sits
+				// inside the bar, at its foot.
+				data[i].Label.Position, data[i].Label.Color = "insideBottom", "#fff"
+			}
+		}
+		if i == c.Marked && c.MarkLabel != nil {
+			data[i].ItemStyle = &opts.ItemStyle{Color: markedColor, BorderColor: markedEdge, BorderWidth: 2}
+			if data[i].Label != nil && data[i].Label.Color != "" {
+				data[i].Label.Color = markedEdge // white on grey reads poorly
+			}
+		}
+	}
+	return data
 }
 
 // categoryLabels are the categories as the page writes them, the marked
@@ -252,7 +255,7 @@ func placePoints(series []any, c d.Chart, p *i18n.Printer) {
 	var labels []string
 	var items []map[string]any
 	for si, s := range c.Series {
-		data := series[si].(map[string]any)["data"].([]any)
+		data, _ := series[si].(map[string]any)["data"].([]any)
 		for k, i := range drawn(c, s) {
 			label := ""
 			if c.Kind == "xy" {
@@ -297,7 +300,7 @@ func drawn(c d.Chart, s d.Series) []int {
 // after their category where the points are labelled ("xy"); a line
 // through none but flagged points is dashed.
 func markPoints(o map[string]any, c d.Chart, s d.Series) {
-	data := o["data"].([]any)
+	data, _ := o["data"].([]any) // null when the series has no point
 	all := len(data) > 0
 	for k, i := range drawn(c, s) {
 		if !s.IsFlagged(i) {

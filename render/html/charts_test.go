@@ -2,6 +2,7 @@ package html
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -61,8 +62,14 @@ func TestLongLabelsLieDown(t *testing.T) {
 	for i := range 10 {
 		long = append(long, fmt.Sprintf("tengyunw-%d-4-16", i))
 	}
-	opt, h = mustOption(t, barChart(long...))
+	c := barChart(long...)
+	c.Lines = []d.Line{{Name: d.Lit("P99 TTFT ≤ 500 ms"), Value: 500}}
+	opt, h = mustOption(t, c)
 	y, x := axis(opt, "yAxis"), axis(opt, "xAxis")
+	ml := opt["series"].([]any)[0].(map[string]any)["markLine"].(map[string]any)["data"].([]any)[0].(map[string]any)
+	if ml["xAxis"] != 500.0 || ml["yAxis"] != nil {
+		t.Errorf("a bound across lying bars: %v, want it upright at x = 500", ml)
+	}
 	if len(y["data"].([]any)) != 10 || y["inverse"] != true || x["type"] != "value" || !zero(x["min"]) {
 		t.Errorf("lying bars: y %v, x %v", y, x)
 	}
@@ -150,6 +157,8 @@ func TestFlaggedFigures(t *testing.T) {
 	if s["lineStyle"].(map[string]any)["type"] != "dashed" {
 		t.Errorf("a line through flagged points only is %v", s["lineStyle"])
 	}
+	line.Kind, line.Series[0].Values = "xy", []float64{math.NaN(), math.NaN()}
+	mustOption(t, line) // a series without a point draws nothing, and no panic
 }
 
 // A Pareto chart has a panel per load: its own grid and axes from 0,

@@ -50,7 +50,7 @@ func paretoOption(c d.Chart, p *i18n.Printer) (map[string]any, int, error) {
 // panelSeries are panel i's (of panels) frontier line and its points,
 // frontier and dominated apart, each labelled on a free side.
 func panelSeries(panel d.Panel, i, panels int, front, dom string, p *i18n.Printer) []any {
-	var line, top, rest []any
+	line, top, rest := []any{}, []any{}, []any{}
 	var frontier []d.Point
 	var xs, ys []float64
 	var labels []string
