@@ -30,7 +30,7 @@ const (
 )
 
 // Every report page of the site, in Chromium at 1280 px: each chart's
-// option has a y-axis from 0 and a visible legend or a single series,
+// option has its value axes from 0 and a visible legend or a single series,
 // has data, and was drawn; the page is at most maxHeight tall (measured
 // on a taller screenshot: the last row that is not background).
 func TestReportPagesAtAGlance(t *testing.T) {
@@ -77,9 +77,8 @@ func checkOptions(t *testing.T, page, dom string) {
 			Legend struct {
 				Show *bool `json:"show"`
 			} `json:"legend"`
-			YAxis []struct {
-				Min *float64 `json:"min"`
-			} `json:"yAxis"`
+			XAxis  []axisOption `json:"xAxis"`
+			YAxis  []axisOption `json:"yAxis"`
 			Series []struct {
 				Type string `json:"type"`
 				Data []any  `json:"data"`
@@ -94,8 +93,18 @@ func checkOptions(t *testing.T, page, dom string) {
 		if len(opt.Series) > 1 && !legend {
 			t.Errorf("%s %s: %d series and no legend", page, id, len(opt.Series))
 		}
-		if len(opt.YAxis) == 0 || opt.YAxis[0].Min == nil || *opt.YAxis[0].Min != 0 {
-			t.Errorf("%s %s: the value axis does not start at 0", page, id)
+		values := 0
+		for _, ax := range append(opt.XAxis, opt.YAxis...) {
+			if ax.Data != nil {
+				continue // categories
+			}
+			values++
+			if ax.Min == nil || *ax.Min != 0 {
+				t.Errorf("%s %s: a value axis does not start at 0", page, id)
+			}
+		}
+		if values == 0 {
+			t.Errorf("%s %s: no value axis", page, id)
 		}
 		points := 0
 		for _, s := range opt.Series {
@@ -109,6 +118,13 @@ func checkOptions(t *testing.T, page, dom string) {
 			t.Errorf("%s %s: a chart without data", page, id)
 		}
 	})
+}
+
+// axisOption is what checkOptions reads of an axis: categories have
+// data, value axes must start at 0.
+type axisOption struct {
+	Min  *float64 `json:"min"`
+	Data []any    `json:"data"`
 }
 
 // contentHeight is the y just below the last screenshot row that is

@@ -3,23 +3,35 @@ package decide
 import (
 	"fmt"
 
+	"servelab.dev/execute/record"
 	"servelab.dev/schema"
 	"servelab.dev/schema/plan"
 )
 
-// Point is one load point of one option in a step's Pareto view:
-// output throughput per GPU against a latency statistic.
+// Point is one load point of one option in a step's Pareto view: output
+// throughput per GPU against the throughput one request sees (tok/s per
+// user, the axes peers such as InferenceMAX plot), with a latency
+// statistic beside them.
 type Point struct {
-	Variant    string  `json:"variant"`
-	Load       string  `json:"load"` // the profile, or a search probe's rate
+	Variant string `json:"variant"`
+	Load    string `json:"load"` // the profile, or a search probe's rate
+	// Profile is the load the point belongs to: points are compared only
+	// with others of the same profile (a search's probes are one load).
+	Profile string `json:"profile"`
+	// Key is the trial of the point's first run (its repeat 0), for
+	// readers that look up what the lint says of its figures.
+	Key        string  `json:"key"`
 	Throughput float64 `json:"throughput"`
-	Latency    float64 `json:"latency"`
-	Dominated  bool    `json:"dominated"`
+	// PerUser is output tokens per second per request, 1000 ÷ mean TPOT
+	// (ms).
+	PerUser   float64 `json:"perUser"`
+	Latency   float64 `json:"latency"`
+	Dominated bool    `json:"dominated"`
 }
 
-// paretoMetric is the latency the Pareto view plots: the objective's
-// when it is a latency, else the SLO's first latency bound, else P99
-// request latency.
+// paretoMetric is the latency the Pareto view lists beside its axes:
+// the objective's when it is a latency, else the SLO's first latency
+// bound, else P99 request latency.
 func paretoMetric(s *schema.Study) string {
 	if Unit(s.Objective.Metric) == "ms" {
 		return s.Objective.Metric
@@ -33,45 +45,24 @@ func paretoMetric(s *schema.Study) string {
 }
 
 // pareto collects every option's load points (all profiles and probes
-// of the step) and marks those another point beats on both axes. It
-// returns nil when no option was measured at two loads: with one load
-// each, the step's chart already says everything.
+// of the step) and marks those another point of the same profile beats
+// on both axes: comparing a point with one of another workload says
+// nothing about either. It returns nil when no option was measured at
+// two loads: with one load each, the step's chart already says
+// everything.
 func (d *decider) pareto(opts map[string][]*plan.Trial, order []string) []Point {
-	metric := paretoMetric(d.s)
-	gpus := float64(max(1, d.s.Hardware.Count))
 	var pts []Point
 	multi := false
 	for _, v := range order {
 		loads := 0
 		for _, t := range opts[v] {
-			var thr, lat []float64
-			for _, r := range d.runs[t.Key] {
-				x, _, ok1 := metricOf(r.Metrics, "output_throughput")
-				y, ok2 := d.runValue(r, metric)
-				if ok1 && ok2 {
-					thr, lat = append(thr, x/gpus), append(lat, y)
-				}
+			if t.Repeat > 0 {
+				continue // repeats pool into repeat 0's point
 			}
-			if len(thr) == 0 || t.Repeat > 0 {
-				continue // repeats pool into repeat 0's point below
+			if p, ok := d.loadPoint(v, t, opts[v]); ok {
+				pts = append(pts, p)
+				loads++
 			}
-			for _, u := range opts[v] {
-				if u != t && u.Profile == t.Profile && u.Rate == t.Rate {
-					for _, r := range d.runs[u.Key] {
-						x, _, ok1 := metricOf(r.Metrics, "output_throughput")
-						y, ok2 := d.runValue(r, metric)
-						if ok1 && ok2 {
-							thr, lat = append(thr, x/gpus), append(lat, y)
-						}
-					}
-				}
-			}
-			load := t.Profile
-			if t.Rate > 0 {
-				load = fmt.Sprintf("%s@%g", t.Profile, t.Rate)
-			}
-			pts = append(pts, Point{Variant: v, Load: load, Throughput: mean(thr), Latency: mean(lat)})
-			loads++
 		}
 		multi = multi || loads > 1
 	}
@@ -79,13 +70,52 @@ func (d *decider) pareto(opts map[string][]*plan.Trial, order []string) []Point 
 		return nil
 	}
 	for i := range pts {
-		for j := range pts {
-			p, q := pts[i], pts[j]
-			if i != j && q.Throughput >= p.Throughput && q.Latency <= p.Latency && (q.Throughput > p.Throughput || q.Latency < p.Latency) {
-				pts[i].Dominated = true
-				break
+		pts[i].Dominated = dominated(pts[i], pts)
+	}
+	return pts
+}
+
+// loadPoint is option v at t's load, over t's runs and its repeats'.
+func (d *decider) loadPoint(v string, t *plan.Trial, trials []*plan.Trial) (Point, bool) {
+	metric := paretoMetric(d.s)
+	gpus := float64(max(1, d.s.Hardware.Count))
+	var thr, tpot, lat []float64
+	for _, u := range trials {
+		if u.Profile != t.Profile || u.Rate != t.Rate {
+			continue
+		}
+		for _, r := range d.runs[u.Key] {
+			x, _, ok1 := metricOf(r.Metrics, "output_throughput")
+			y, ok2 := d.runValue(r, metric)
+			z, ok3 := tpotOf(r)
+			if ok1 && ok2 && ok3 {
+				thr, lat, tpot = append(thr, x/gpus), append(lat, y), append(tpot, z)
 			}
 		}
 	}
-	return pts
+	if len(thr) == 0 {
+		return Point{}, false
+	}
+	load := t.Profile
+	if t.Rate > 0 {
+		load = fmt.Sprintf("%s@%g", t.Profile, t.Rate)
+	}
+	return Point{Variant: v, Load: load, Profile: t.Profile, Key: t.Key, Throughput: mean(thr), PerUser: 1000 / mean(tpot), Latency: mean(lat)}, true
+}
+
+// tpotOf is a run's mean TPOT in ms, when it is above 0.
+func tpotOf(r *record.Record) (float64, bool) {
+	v, _, ok := metricOf(r.Metrics, "tpot.mean")
+	return v, ok && v > 0
+}
+
+// dominated reports whether another point of p's profile has at least
+// its throughput per GPU and per user, and more of one.
+func dominated(p Point, pts []Point) bool {
+	for _, q := range pts {
+		if q.Profile == p.Profile && q.Throughput >= p.Throughput && q.PerUser >= p.PerUser && (q.Throughput > p.Throughput || q.PerUser > p.PerUser) {
+			return true
+		}
+	}
+	return false
 }

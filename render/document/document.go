@@ -199,8 +199,20 @@ type Banner struct{ Text Text }
 // print the numbers as a table. Value axes start at 0, so bar heights
 // compare as the figures do.
 type Chart struct {
-	ID         string // [A-Za-z0-9_]: it becomes a JavaScript identifier
-	Kind       string // "bar", "line", "xy" (Series.X, XName, XUnit) or "scatter" (Series.Points, XUnit)
+	ID string // [A-Za-z0-9_]: it becomes a JavaScript identifier
+	// Kind says what the x-axis is:
+	//   - "bar": categories that are no scale (options, unrelated
+	//     loads), one group of bars per category;
+	//   - "line": a numeric sweep of one workload (request rates,
+	//     concurrencies): each series through (Series.X, Values) on a
+	//     value axis named XName in XUnit, Categories naming the points;
+	//   - "xy": each series' points (Series.X, Values) labelled with
+	//     their category, joined by a line only when Joined (one
+	//     workload at rising loads);
+	//   - "pareto": one panel per load (Panels), throughput per GPU (x,
+	//     XName in XUnit) against throughput per user (y, YName in
+	//     Unit), the frontier drawn through the points no other beats.
+	Kind       string
 	XUnit      string
 	Title      Text
 	Unit       string
@@ -213,9 +225,15 @@ type Chart struct {
 	// chart and the table, is set.
 	Marked    int
 	MarkLabel Text
-	// XName names a value x-axis (Kind "xy", Series.X set; the
-	// categories then label the points); XUnit is its unit.
-	XName Text
+	// XName names a value x-axis ("line", "xy", "pareto"); XUnit is its
+	// unit. YName names the y-axis of a "pareto" chart.
+	XName, YName Text
+	Joined       bool
+	Panels       []Panel
+	// Doubt says why the figures marked Flagged are called into
+	// question (clauses from the page's warnings about the data); each
+	// writer says under the chart how it marks them, and why.
+	Doubt Text
 	// Tabled says a table just before the chart already gives its
 	// numbers, so writers print no second one.
 	Tabled bool
@@ -233,11 +251,28 @@ type Series struct {
 	Name      Text
 	Values    []float64
 	Low, High []float64
-	X         []float64 // x of each value, in "xy" charts
-	// Points are (x, y) pairs of a scatter chart; Grey draws them muted.
-	Points [][2]float64
-	Grey   bool
+	X         []float64 // x of each value, in "line" and "xy" charts
+	// Flagged marks the values the page's warnings call into question:
+	// writers draw them apart and mark them (!).
+	Flagged []bool
 }
+
+// Panel is one load's part of a "pareto" chart.
+type Panel struct {
+	Title  Text
+	Points []Point
+}
+
+// Point is one option at one load in a "pareto" chart.
+type Point struct {
+	Label    Text
+	X, Y     float64
+	Frontier bool // no other point of the panel beats it on both axes
+	Flagged  bool // as Series.Flagged
+}
+
+// IsFlagged reports whether value i of s is marked.
+func (s Series) IsFlagged(i int) bool { return i < len(s.Flagged) && s.Flagged[i] }
 
 func (Heading) block()   {}
 func (Para) block()      {}

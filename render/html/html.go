@@ -13,12 +13,9 @@ import (
 	gohtml "html"
 	"html/template"
 	"io"
-	"math"
 	"strings"
 	"unicode"
 
-	"github.com/go-echarts/go-echarts/v2/charts"
-	"github.com/go-echarts/go-echarts/v2/opts"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
@@ -135,189 +132,37 @@ func chartsOf(doc *d.Doc, p *i18n.Printer) map[string]string {
 	return out
 }
 
-// figure is a chart's container and its option JSON. encoding/json
-// escapes <, > and & as \u003c..., so no study string can close the
-// script element; the container's label is HTML-escaped.
+// figure is a chart's container and its option JSON, with its caption
+// when some figures are drawn apart. encoding/json escapes <, > and & as
+// \u003c..., so no study string can close the script element; the
+// container's label is HTML-escaped. A chart taller than the stylesheet's
+// default sets its height in the container's style (the CSP allows
+// inline styles).
 func figure(c d.Chart, p *i18n.Printer) string {
-	opt, err := json.Marshal(option(c, p))
+	o, height, err := option(c, p)
+	var opt []byte
+	if err == nil {
+		opt, err = json.Marshal(o)
+	}
 	if err != nil {
 		return "<!-- chart " + c.ID + ": " + gohtml.EscapeString(err.Error()) + " -->"
 	}
 	title := gohtml.EscapeString(d.String(c.Title, p))
-	return fmt.Sprintf(`<figure class="chart"><div class="chart-canvas" id="chart-%[1]s" data-chart="chart-data-%[1]s" role="img" aria-label="%[2]s"></div>`+
-		`<script type="application/json" id="chart-data-%[1]s">%[3]s</script></figure>`+"\n", c.ID, title, opt)
-}
-
-// option builds the ECharts option with go-echarts: the value axis from
-// 0 with the unit as its name, a legend naming every series, the marked
-// category (the incumbent) hatched apart, and error bars where a series
-// has intervals.
-func option(c d.Chart, p *i18n.Printer) map[string]any {
-	cats := make([]string, len(c.Categories))
-	for i, x := range c.Categories {
-		cats[i] = d.String(x, p)
-		if i == c.Marked && c.MarkLabel != nil {
-			cats[i] += "\n(" + d.String(c.MarkLabel, p) + ")"
+	style := ""
+	if height != baseHeight {
+		style = fmt.Sprintf(` style="height:%dpx"`, height)
+	}
+	caption := ""
+	if c.Doubt != nil {
+		doubt := d.String(c.Doubt, p)
+		text := p.T("Points marked (!) and drawn hollow are figures the warnings about the data call into question: %s.", doubt)
+		if c.Kind == "bar" {
+			text = p.T("Bars marked (!) and hatched are figures the warnings about the data call into question: %s.", doubt)
 		}
+		caption = "<figcaption>" + gohtml.EscapeString(text) + "</figcaption>"
 	}
-	global := []charts.GlobalOpts{
-		charts.WithInitializationOpts(opts.Initialization{ChartID: c.ID, Renderer: "svg", AssetsHost: "./"}),
-		charts.WithTitleOpts(opts.Title{Title: wrap(d.String(c.Title, p), 56)}),
-		charts.WithGridOpts(opts.Grid{Top: "72", Bottom: "36", ContainLabel: opts.Bool(true)}), // room for a two-line title; the legend under the axis labels
-		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Bottom: "0"}),
-		charts.WithXAxisOpts(opts.XAxis{AxisLabel: &opts.AxisLabel{Interval: "0", HideOverlap: opts.Bool(false)}}),
-		charts.WithYAxisOpts(opts.YAxis{Name: p.Unit(c.Unit), Min: 0, Type: "value"}),
-		charts.WithAnimation(false),
-	}
-	if c.Kind == "scatter" {
-		return scatter(c, p, global)
-	}
-	var out map[string]any
-	if c.Kind == "xy" {
-		out = xyOption(c, p, global)
-	} else if c.Kind == "line" {
-		l := charts.NewLine()
-		l.SetGlobalOptions(global...)
-		l.SetXAxis(cats)
-		for _, s := range c.Series {
-			data := make([]opts.LineData, len(s.Values))
-			for i, v := range s.Values {
-				data[i] = opts.LineData{Value: val(v)}
-			}
-			l.AddSeries(d.String(s.Name, p), data, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true)}))
-		}
-		l.Validate()
-		out = l.JSON()
-	} else {
-		bar := charts.NewBar()
-		bar.SetGlobalOptions(global...)
-		bar.SetXAxis(cats)
-		for si, s := range c.Series {
-			data := make([]opts.BarData, len(s.Values))
-			for i, v := range s.Values {
-				data[i] = opts.BarData{Value: val(v)}
-				if !math.IsNaN(v) {
-					// The label is the figure as the page's language writes it
-					// (a decimal comma in Russian); a formatter without {…}
-					// prints as it is.
-					data[i].Label = &opts.Label{Show: opts.Bool(true), Position: "top", Formatter: p.Num(v, 2)}
-				}
-				if i == c.Marked && c.MarkLabel != nil {
-					data[i].ItemStyle = &opts.ItemStyle{Color: "#9aa5b1", BorderColor: "#3b4754", BorderWidth: 2}
-				}
-			}
-			so := []charts.SeriesOpts{charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Position: "top"})}
-			if si == 0 {
-				so = append(so, markLines(c.Lines, p)...)
-			}
-			bar.AddSeries(d.String(s.Name, p), data, so...)
-		}
-		bar.Validate()
-		out = bar.JSON()
-	}
-	addErrorBars(out, c, p)
-	return out
-}
-
-// xyOption draws each series as a line through its (x, y) points, both
-// axes from 0, each point labelled with its category (the load).
-func xyOption(c d.Chart, p *i18n.Printer, global []charts.GlobalOpts) map[string]any {
-	l := charts.NewLine()
-	l.SetGlobalOptions(append(global, charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: d.String(c.XName, p) + ", " + p.Unit(c.XUnit), Min: 0,
-		NameLocation: "middle", NameGap: 28}))...)
-	for _, s := range c.Series {
-		var data []opts.LineData
-		for i, y := range s.Values {
-			if i >= len(s.X) || math.IsNaN(y) || math.IsNaN(s.X[i]) {
-				continue
-			}
-			data = append(data, opts.LineData{Name: d.String(c.Categories[i], p), Value: []any{val(s.X[i]), val(y)}})
-		}
-		l.AddSeries(d.String(s.Name, p), data, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true)}),
-			charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Formatter: "{b}", Position: "top"}))
-	}
-	l.Validate()
-	return l.JSON()
-}
-
-// addErrorBars overlays each series' intervals as ECharts boxplot items
-// [low, mean, mean, mean, high]: whiskers from low to high with a flat
-// box at the mean, the usual error bar.
-func addErrorBars(opt map[string]any, c d.Chart, p *i18n.Printer) {
-	var extra []any
-	for _, s := range c.Series {
-		if s.Low == nil {
-			continue
-		}
-		data := make([]any, len(s.Values))
-		for i, v := range s.Values {
-			lo, hi := s.Low[i], s.High[i]
-			if math.IsNaN(v) || math.IsNaN(lo) || math.IsNaN(hi) {
-				data[i] = "-"
-				continue
-			}
-			data[i] = []any{val(lo), val(v), val(v), val(v), val(hi)}
-		}
-		extra = append(extra, map[string]any{
-			"type": "boxplot", "name": d.String(s.Name, p) + " — " + p.T("interval"), "data": data,
-			"boxWidth": []int{6, 12}, "itemStyle": map[string]any{"color": "transparent", "borderColor": "#222", "borderWidth": 1.5},
-			"tooltip": map[string]any{"show": false},
-		})
-	}
-	if len(extra) == 0 {
-		return
-	}
-	series, _ := json.Marshal(opt["series"])
-	var list []any
-	json.Unmarshal(series, &list)
-	opt["series"] = append(list, extra...)
-}
-
-// scatter plots each series' points on two value axes.
-func scatter(c d.Chart, p *i18n.Printer, global []charts.GlobalOpts) map[string]any {
-	sc := charts.NewScatter()
-	global = append(global,
-		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: c.XUnit, Min: 0}),
-		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: c.Unit, Min: 0}),
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "bottom"}),
-		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item"}))
-	sc.SetGlobalOptions(global...)
-	for _, s := range c.Series {
-		data := make([]opts.ScatterData, len(s.Points))
-		for i, pt := range s.Points {
-			data[i] = opts.ScatterData{Value: []any{val(pt[0]), val(pt[1])}, SymbolSize: 12}
-		}
-		var so []charts.SeriesOpts
-		if s.Grey {
-			so = append(so, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#b0b0b0"}))
-		}
-		sc.AddSeries(d.String(s.Name, p), data, so...)
-	}
-	sc.Validate()
-	return sc.JSON()
-}
-
-// markLines draws the chart's reference lines (SLO bounds) across it.
-func markLines(lines []d.Line, p *i18n.Printer) []charts.SeriesOpts {
-	var out []charts.SeriesOpts
-	for _, l := range lines {
-		out = append(out, charts.WithMarkLineNameYAxisItemOpts(opts.MarkLineNameYAxisItem{Name: d.String(l.Name, p), YAxis: l.Value}))
-	}
-	if len(out) > 0 {
-		out = append(out, charts.WithMarkLineStyleOpts(opts.MarkLineStyle{Symbol: []string{"none", "none"},
-			Label: &opts.Label{Show: opts.Bool(true), Formatter: "{b}"}}))
-	}
-	return out
-}
-
-// val is a chart value rounded as the tables print it; "-" is ECharts'
-// mark for a missing point.
-func val(v float64) any {
-	if math.IsNaN(v) {
-		return "-"
-	}
-	return math.Round(v*100) / 100
+	return fmt.Sprintf(`<figure class="chart"><div class="chart-canvas" id="chart-%[1]s" data-chart="chart-data-%[1]s" role="img" aria-label="%[2]s"%[4]s></div>`+
+		`<script type="application/json" id="chart-data-%[1]s">%[3]s</script>%[5]s</figure>`+"\n", c.ID, title, opt, style, caption)
 }
 
 // chartNode stands for a chart in the Markdown AST.
@@ -392,23 +237,3 @@ func (s *unicodeIDs) Generate(v []byte, _ ast.NodeKind) []byte {
 }
 
 func (s *unicodeIDs) Put(v []byte) { s.seen[string(v)] = 0 }
-
-// wrap breaks a chart title into lines of at most n characters at
-// spaces: ECharts does not wrap titles, and long Russian ones run off
-// the chart.
-func wrap(s string, n int) string {
-	var lines []string
-	line := ""
-	for _, w := range strings.Fields(s) {
-		if line != "" && len([]rune(line))+1+len([]rune(w)) > n {
-			lines = append(lines, line)
-			line = w
-			continue
-		}
-		if line != "" {
-			line += " "
-		}
-		line += w
-	}
-	return strings.Join(append(lines, line), "\n")
-}

@@ -130,25 +130,25 @@ func (w *writer) code(c d.CodeBlock) {
 }
 
 // chart draws c (one mermaid chart per series: xychart has no legend,
-// so each chart's title names its series) and always prints the numbers
-// beside it as a table.
+// so each chart's title names its series), says under it why figures
+// are marked (!), and always prints the numbers beside it as a table.
 func (w *writer) chart(c d.Chart) {
-	if c.Kind == "scatter" {
-		// Mermaid draws no scatter plots: Markdown keeps the table the
-		// report puts beside the chart; HTML draws it.
-		if w.o.ForHTML {
-			w.line("```chart " + c.ID + "\n```")
-		}
-		return
-	}
 	if w.o.ForHTML {
-		w.line("```chart " + c.ID + "\n```")
-	} else if c.Kind != "xy" {
-		for _, s := range c.Series {
-			if m := mermaid(c, s, w.p); m != "" {
-				w.line(m)
+		w.line("```chart " + c.ID + "\n```") // the HTML writer draws and captions it
+	} else {
+		if c.Kind == "bar" || c.Kind == "line" {
+			for _, s := range c.Series {
+				if m := mermaid(c, s, w.p); m != "" {
+					w.line(m)
+				}
 			}
 		}
+		if c.Doubt != nil {
+			w.line("*" + w.text(d.M("Figures marked (!) are ones the warnings about the data call into question: %s.", c.Doubt)) + "*")
+		}
+	}
+	if c.Kind == "pareto" {
+		return // mermaid draws no scatter plots: the report tables the points
 	}
 	if !c.Tabled {
 		// A web page draws the chart (values in its tooltips, intervals as
@@ -193,7 +193,7 @@ func ChartTable(c d.Chart) d.Table {
 		}
 		row := []d.Text{cat}
 		for _, s := range c.Series {
-			row = append(row, num(at(s.Values, i)))
+			row = append(row, flagged(num(at(s.Values, i)), s.IsFlagged(i)))
 			if s.Low != nil {
 				row = append(row, span(at(s.Low, i), at(s.High, i)))
 			}
@@ -212,7 +212,7 @@ func xyTable(c d.Chart) d.Table {
 		d.Join{Sep: ", ", Parts: []d.Text{c.Title, d.Unit(c.Unit)}}}, Right: []bool{false, false, true, true}}
 	for _, s := range c.Series {
 		for i, cat := range c.Categories {
-			t.Rows = append(t.Rows, []d.Text{s.Name, cat, num(at(s.X, i)), num(at(s.Values, i))})
+			t.Rows = append(t.Rows, []d.Text{s.Name, cat, num(at(s.X, i)), flagged(num(at(s.Values, i)), s.IsFlagged(i))})
 		}
 	}
 	return t
@@ -223,6 +223,15 @@ func at(v []float64, i int) float64 {
 		return v[i]
 	}
 	return math.NaN()
+}
+
+// flagged marks a figure the page's warnings call into question, as
+// the benchmark blocks do.
+func flagged(t d.Text, on bool) d.Text {
+	if !on {
+		return t
+	}
+	return d.Join{Sep: " ", Parts: []d.Text{t, d.Lit("(!)")}}
 }
 
 func span(lo, hi float64) d.Text {
@@ -290,11 +299,9 @@ func mermaid(c d.Chart, s d.Series, p *i18n.Printer) string {
 		}
 	}
 	fmt.Fprintf(&b, "    y-axis %s 0 --> %s\n", quote(p.Unit(c.Unit)), niceTop(top))
-	kind := "bar"
-	if c.Kind == "line" {
-		kind = "line"
-	}
-	fmt.Fprintf(&b, "    %s [%s]\n", kind, strings.Join(vals, ", "))
+	// Bars even for a numeric sweep: Mermaid spaces its x-axis evenly,
+	// so a line would draw rates 1, 4, 8 and 16 as a straight scale.
+	fmt.Fprintf(&b, "    bar [%s]\n", strings.Join(vals, ", "))
 	for _, l := range c.Lines {
 		lv = lv[:0]
 		for range keep {

@@ -135,17 +135,8 @@ func center(s string, c byte) string {
 func flaggedLines(ws []decide.Warning) map[string]bool {
 	out := map[string]bool{}
 	for _, w := range ws {
-		switch w.Code {
-		case decide.CodeBursts:
-			out["Median ITL (ms)"], out["Median TPOT (ms)"] = true, true
-		case decide.CodeDecodeBound:
-			out["Median TPOT (ms)"], out["Mean TPOT (ms)"] = true, true
-		case decide.CodePeakRate:
-			out["Peak output token throughput (tok/s)"] = true
-		case decide.CodePeakConc:
-			out["Peak concurrent requests"] = true
-		case decide.CodeOutlier:
-			out["P99 TTFT (ms)"] = true
+		for _, m := range lintFigures[w.Code] {
+			out[blockLines[m]] = true
 		}
 	}
 	return out

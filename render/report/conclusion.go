@@ -144,17 +144,14 @@ func (b *builder) validationNotes() {
 	}
 }
 
+// validationChart is the objective of the baseline and the optimized
+// configuration at every validation profile; the tables above give its
+// numbers.
 func (b *builder) validationChart() d.Chart {
 	m := b.s.Objective.Metric
-	c := d.Chart{ID: "validation", Kind: "line", Unit: chartUnit(m), Tabled: true,
-		Title: d.M("%s, baseline and optimized", d.Cap{Text: MetricName(m)})}
-	base, fin := d.Series{Name: d.M("Baseline")}, d.Series{Name: d.M("Optimized")}
-	for _, row := range b.measured() {
-		c.Categories = append(c.Categories, ProfileTitle(b.s, row.Profile))
-		base.Values = append(base.Values, mean(row.Baseline, m))
-		fin.Values = append(fin.Values, mean(row.Final, m))
-	}
-	c.Series = []d.Series{base, fin}
+	c := b.loadChart("validation", d.M("%s, baseline and optimized", d.Cap{Text: MetricName(m)}), chartUnit(m),
+		func(r decide.ValidationRow) *decide.ValidationRow { return &r })
+	c.Tabled = true
 	return c
 }
 

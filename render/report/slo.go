@@ -2,7 +2,9 @@ package report
 
 import (
 	"math"
+	"slices"
 	"strconv"
+	"strings"
 
 	"servelab.dev/execute/decide"
 	d "servelab.dev/render/document"
@@ -96,6 +98,7 @@ func (b *builder) sloChart(ss *schema.Step, st decide.Step, opts []decide.Option
 		Title: d.M("%s: %s", d.Prose(ss.Title), MetricName(x.Metric)),
 		Lines: []d.Line{{Name: boundText(x), Value: chartValue(x.Metric, lim)}}}
 	ser := d.Series{Name: d.Cap{Text: MetricName(x.Metric)}}
+	seen := flags{}
 	for _, o := range opts {
 		name := b.optionName(ss, o.Variant)
 		if st.Incumbent != nil && o.Variant == st.Incumbent.Variant && o.Key == st.Incumbent.Key {
@@ -107,8 +110,10 @@ func (b *builder) sloChart(ss *schema.Step, st decide.Step, opts []decide.Option
 			v = chartValue(x.Metric, *o.SLO[i].Value)
 		}
 		ser.Values = append(ser.Values, v)
+		seen.add(&ser, b.lintCodes(x.Metric, o.Key))
 	}
 	c.Series = []d.Series{ser}
+	seen.apply(&c)
 	return c
 }
 
@@ -154,33 +159,67 @@ func (b *builder) searches(ss *schema.Step, st decide.Step) {
 
 func fmtRate(r float64) string { return strconv.FormatFloat(r, 'f', -1, 64) }
 
-// pareto draws the step's throughput/latency trade-off: every option at
-// every load, the points another beats on both axes greyed, and lists
-// them.
+// pareto draws the step's trade-off load by load, as peers plot it:
+// throughput per GPU against throughput per user, one panel per
+// profile, each point named by its option and the frontier through the
+// points no other of the same load beats; then lists the points.
 func (b *builder) pareto(ss *schema.Step, st decide.Step) {
 	if len(st.Pareto) == 0 {
 		return
 	}
 	m := st.ParetoMetric
-	front := d.Series{Name: d.M("Pareto frontier")}
-	dom := d.Series{Name: d.M("dominated"), Grey: true}
-	t := d.Table{Head: []d.Text{d.M("Configuration"), d.M("Load"), d.M("Output tokens/s per GPU"), MetricName(m), d.M("On the frontier")},
-		Right: []bool{false, false, true, true, false}}
-	for _, p := range st.Pareto {
-		pt := [2]float64{p.Throughput, chartValue(m, p.Latency)}
-		mark := d.Lit("✓")
-		if p.Dominated {
-			dom.Points, mark = append(dom.Points, pt), d.Lit("–")
-		} else {
-			front.Points = append(front.Points, pt)
+	c := d.Chart{ID: "pareto_" + sanitize(st.ID), Kind: "pareto", XName: d.M("Output tokens/s per GPU"), YName: d.M("Output tokens/s per user"),
+		Title: d.M("%s: throughput per GPU and per user", d.Prose(ss.Title))}
+	t := d.Table{Head: []d.Text{d.M("Load"), d.M("Configuration"), d.M("Output tokens/s per GPU"), d.M("Output tokens/s per user"), MetricName(m), d.M("On the frontier")},
+		Right: []bool{false, false, true, true, true, false}}
+	seen := flags{}
+	for _, prof := range paretoLoads(st.Pareto) {
+		panel := d.Panel{Title: ProfileTitle(b.s, prof)}
+		for _, p := range st.Pareto {
+			if p.Profile != prof {
+				continue
+			}
+			name := b.paretoName(ss, st, p)
+			codes := b.lintCodes("tpot.mean", p.Key)
+			var perUser d.Text = d.Num{V: p.PerUser, Prec: 2}
+			if len(codes) > 0 {
+				perUser = d.Join{Sep: " ", Parts: []d.Text{perUser, d.Lit("(!)")}}
+			}
+			seen.add(&d.Series{}, codes)
+			mark := d.Lit("✓")
+			if p.Dominated {
+				mark = d.Lit("–")
+			}
+			panel.Points = append(panel.Points, d.Point{Label: name, X: p.Throughput, Y: p.PerUser, Frontier: !p.Dominated, Flagged: len(codes) > 0})
+			t.Rows = append(t.Rows, []d.Text{panel.Title, name, d.Num{V: p.Throughput, Prec: 2}, perUser, value(m, p.Latency), mark})
 		}
-		name := b.optionName(ss, p.Variant)
-		if st.Incumbent != nil && p.Variant == st.Incumbent.Variant {
-			name = d.M("adopted so far")
-		}
-		t.Rows = append(t.Rows, []d.Text{name, d.Code(p.Load), d.Num{V: p.Throughput, Prec: 2}, value(m, p.Latency), mark})
+		c.Panels = append(c.Panels, panel)
 	}
-	b.doc.Add(d.Chart{ID: "pareto_" + sanitize(st.ID), Kind: "scatter", Unit: chartUnit(m), XUnit: "tok/s/GPU",
-		Title: d.M("%s: throughput and latency", d.Prose(ss.Title)), Series: []d.Series{front, dom}})
-	b.doc.Add(d.Para{Text: d.M("Throughput against latency at every load of this step (a point is dominated when another has both more throughput and less latency):")}, t)
+	seen.apply(&c)
+	b.doc.Add(c)
+	b.doc.Add(d.Para{Text: d.M("Throughput per GPU against throughput per user (1000 ÷ mean TPOT in ms) at every load of this step; a point is dominated when another point of the same load has at least as much of both and more of one:")}, t)
+}
+
+// paretoLoads are the profiles of pts in their first order.
+func paretoLoads(pts []decide.Point) []string {
+	var out []string
+	for _, p := range pts {
+		if !slices.Contains(out, p.Profile) {
+			out = append(out, p.Profile)
+		}
+	}
+	return out
+}
+
+// paretoName is a Pareto point's option, and the rate of a search's
+// probe.
+func (b *builder) paretoName(ss *schema.Step, st decide.Step, p decide.Point) d.Text {
+	name := b.optionName(ss, p.Variant)
+	if st.Incumbent != nil && p.Variant == st.Incumbent.Variant {
+		name = d.M("adopted so far")
+	}
+	if _, rate, ok := strings.Cut(p.Load, "@"); ok {
+		name = d.Join{Sep: " @ ", Parts: []d.Text{name, d.Lit(rate + " req/s")}}
+	}
+	return name
 }

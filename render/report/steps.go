@@ -353,9 +353,11 @@ func (b *builder) stepChart(ss *schema.Step, st decide.Step) d.Chart {
 		c.MarkLabel = d.M("adopted so far")
 	}
 	repeats := false
+	seen := flags{}
 	for _, o := range opts {
 		c.Categories = append(c.Categories, b.optionName(ss, o.Variant))
 		ser.Values = append(ser.Values, mean(o.Value, m))
+		seen.add(&ser, b.lintCodes(m, o.Key))
 		lo, hi := math.NaN(), math.NaN()
 		if o.Value != nil && o.Value.Low != nil {
 			lo, hi, repeats = chartValue(m, *o.Value.Low), chartValue(m, *o.Value.High), true
@@ -366,6 +368,7 @@ func (b *builder) stepChart(ss *schema.Step, st decide.Step) d.Chart {
 		ser.Low, ser.High = nil, nil
 	}
 	c.Series = []d.Series{ser}
+	seen.apply(&c)
 	return c
 }
 

@@ -17,6 +17,7 @@ func (b *builder) summary() {
 		Right: []bool{false, false, true, false, true, false, false}}
 	c := d.Chart{ID: "summary", Kind: "bar", Unit: chartUnit(m), Title: d.M("%s of each step's best option and of the configuration it had to beat", d.Cap{Text: MetricName(m)})}
 	best, base := d.Series{Name: d.M("Best option of the step")}, d.Series{Name: d.M("Configuration it had to beat")}
+	seen := flags{}
 	for _, st := range b.a.Steps {
 		cmp := st.Comparison
 		if cmp == nil {
@@ -35,6 +36,8 @@ func (b *builder) summary() {
 		c.Categories = append(c.Categories, d.Prose(ss.Title))
 		best.Values = append(best.Values, chartValue(m, cmp.ValueA))
 		base.Values = append(base.Values, chartValue(m, cmp.ValueB))
+		seen.add(&best, b.lintCodes(m, optionKey(st, cmp.A)))
+		seen.add(&base, b.lintCodes(m, optionKey(st, cmp.B)))
 	}
 	if len(t.Rows) == 0 {
 		return
@@ -42,7 +45,22 @@ func (b *builder) summary() {
 	b.h(2, "summary", d.M("Summary of optimization options"))
 	b.doc.Add(d.Para{Text: d.M("Each step at %s: its best option against the configuration it had to beat.", ProfileTitle(b.s, b.s.Objective.Profile))})
 	c.Series = []d.Series{best, base}
+	seen.apply(&c)
 	b.doc.Add(t, c)
+}
+
+// optionKey is the trial key of step st's option named variant (the
+// incumbent's included).
+func optionKey(st decide.Step, variant string) string {
+	for _, o := range st.Options {
+		if o.Variant == variant {
+			return o.Key
+		}
+	}
+	if st.Incumbent != nil && st.Incumbent.Variant == variant {
+		return st.Incumbent.Key
+	}
+	return ""
 }
 
 // others is the seeds' "Other benchmark cases": TTFT and TPOT of the
@@ -63,14 +81,16 @@ func (b *builder) others() {
 }
 
 // sweepChart is the load sweep: mean latency against output token
-// throughput, one line for the baseline and one for the optimized
-// configuration, a point per validation profile.
+// throughput, a point per validation profile for the baseline and for
+// the optimized configuration, joined by a line only when the profiles
+// are one workload at rising loads.
 func (b *builder) sweepChart() (d.Chart, bool) {
 	c := d.Chart{ID: "sweep", Kind: "xy", Unit: "s", XUnit: "tok/s", XName: d.Cap{Text: MetricName("output_throughput")},
 		Title: d.Cap{Text: MetricName("latency.mean")}}
 	base, fin := d.Series{Name: d.M("Baseline")}, d.Series{Name: d.M("Optimized")}
 	points := 0
-	for _, row := range b.measured() {
+	rows, _, _, _, joined := b.loadRows()
+	for _, row := range rows {
 		c.Categories = append(c.Categories, ProfileTitle(b.s, row.Profile))
 		for i, x := range []*d.Series{&base, &fin} {
 			thr, lat := b.sweepPoint(row, i == 0)
@@ -80,6 +100,7 @@ func (b *builder) sweepChart() (d.Chart, bool) {
 			}
 		}
 	}
+	c.Joined = joined
 	c.Series = []d.Series{base, fin}
 	return c, points >= 4
 }
@@ -106,24 +127,10 @@ func (b *builder) sweepPoint(row decide.ValidationRow, base bool) (thr, lat floa
 // latencyCharts show TTFT and TPOT of baseline and final per profile,
 // one chart each (their scales differ tenfold).
 func (b *builder) latencyCharts() []d.Block {
-	var out []d.Block
-	for _, x := range []struct {
-		id, name string
-		pick     func(decide.ValidationRow) *decide.ValidationRow
-	}{{"ttft", "TTFT", func(r decide.ValidationRow) *decide.ValidationRow { return r.TTFT }},
-		{"tpot", "TPOT", func(r decide.ValidationRow) *decide.ValidationRow { return r.TPOT }}} {
-		c := d.Chart{ID: "validation_" + x.id, Kind: "bar", Unit: "ms", Title: d.M("Mean %s, baseline and optimized", d.Lit(x.name))}
-		base, fin := d.Series{Name: d.M("Baseline")}, d.Series{Name: d.M("Optimized")}
-		for _, row := range b.measured() {
-			c.Categories = append(c.Categories, ProfileTitle(b.s, row.Profile))
-			r := x.pick(row)
-			base.Values = append(base.Values, meanOf(valOf(r, true)))
-			fin.Values = append(fin.Values, meanOf(valOf(r, false)))
-		}
-		c.Series = []d.Series{base, fin}
-		out = append(out, c)
+	return []d.Block{
+		b.loadChart("validation_ttft", d.M("Mean %s, baseline and optimized", d.Lit("TTFT")), "ms", func(r decide.ValidationRow) *decide.ValidationRow { return r.TTFT }),
+		b.loadChart("validation_tpot", d.M("Mean %s, baseline and optimized", d.Lit("TPOT")), "ms", func(r decide.ValidationRow) *decide.ValidationRow { return r.TPOT }),
 	}
-	return out
 }
 
 func meanOf(v *decide.Value) float64 {

@@ -1,9 +1,12 @@
 package report
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"servelab.dev/execute/decide"
+	"servelab.dev/i18n"
 	d "servelab.dev/render/document"
 )
 
@@ -48,5 +51,54 @@ func TestSweepPlotsTheAnalysis(t *testing.T) {
 				t.Errorf("%s series %d: point (%v, %v), the analysis says (%v, %v)", row.Profile, k, x, y, want, lat)
 			}
 		}
+	}
+}
+
+// Validation profiles that are one workload at rising rates are drawn on
+// a value axis of the rate, in rate order, and the load sweep joins its
+// points; once one profile's arrivals differ they are categories: bars,
+// and points left unjoined.
+func TestLoadChartsKnowTheirAxis(t *testing.T) {
+	s, a, runs := seed(t, "qwen3.5-9b-h100-latency")
+	doc := Build(s, a, runs)
+	for _, id := range []string{"validation", "validation_ttft", "validation_tpot"} {
+		c := findChart(doc.Blocks, id)
+		if c == nil || c.Kind != "line" || fmt.Sprint(c.Series[0].X) != "[1 4 8 16]" || d.String(c.XName, i18n.MustNew("en")) != "Request rate" {
+			t.Fatalf("%s: %+v, want a line over request rates 1, 4, 8, 16", id, c)
+		}
+	}
+	if c := findChart(doc.Blocks, "sweep"); c == nil || !c.Joined {
+		t.Errorf("sweep %+v: want its points joined", c)
+	}
+	p := s.Profiles["rate-16"]
+	p.Kind = "poisson"
+	s.Profiles["rate-16"] = p
+	doc = Build(s, a, runs)
+	if c := findChart(doc.Blocks, "validation_ttft"); c == nil || c.Kind != "bar" || c.Series[0].X != nil {
+		t.Errorf("mixed arrivals: %+v, want bars", c)
+	}
+	if c := findChart(doc.Blocks, "sweep"); c == nil || c.Joined {
+		t.Errorf("mixed arrivals: sweep %+v, want points apart", c)
+	}
+}
+
+// The seed's mean TPOTs, which its warnings call impossible (below one
+// decode step), are flagged in their chart, which says why; TTFT is not.
+func TestImpossibleTPOTFlagged(t *testing.T) {
+	s, a, runs := seed(t, "qwen3.5-9b-h100-latency")
+	doc := Build(s, a, runs)
+	c := findChart(doc.Blocks, "validation_tpot")
+	for _, ser := range c.Series {
+		for i := range ser.Values {
+			if !ser.IsFlagged(i) {
+				t.Errorf("TPOT %s at %s not flagged", d.String(ser.Name, i18n.MustNew("en")), d.String(c.Categories[i], i18n.MustNew("en")))
+			}
+		}
+	}
+	if c.Doubt == nil || !strings.Contains(d.String(c.Doubt, i18n.MustNew("en")), "decode step") {
+		t.Errorf("doubt %v", c.Doubt)
+	}
+	if c := findChart(doc.Blocks, "validation_ttft"); c.Doubt != nil || c.Series[0].Flagged != nil {
+		t.Errorf("TTFT flagged: %+v", c)
 	}
 }
