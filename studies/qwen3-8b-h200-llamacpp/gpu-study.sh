@@ -6,7 +6,11 @@
 # logs of its effective settings with the log of the run's launch of the
 # final configuration. Records and logs come back in $OUT/records.tar.gz.
 # The records the repository already holds seed the results folder, so
-# only what they lack is run (the cache resumes across sessions).
+# only what they lack is run (the cache resumes across sessions); so do
+# records an earlier call brought back, carried in $G/results, when the
+# machine started cold. records.tar.gz holds every result folder the
+# repository lacks (all of this session's so far, whichever call made
+# them), the run's events (--json-events) go to $OUT/events.jsonl.
 set -uo pipefail
 G=$(cd "$(dirname "$0")" && pwd)
 REPO=$PWD
@@ -17,17 +21,23 @@ mkdir -p "$OUT"
 exec > >(tee -a "$OUT/study.log") 2>&1
 t0=$(date +%s)
 stamp() { echo "== $(date -u +%H:%M:%S) (+$(($(date +%s) - t0)) s) $*"; }
-pack() { tar -C "$W/study" -czf "$OUT/records.tar.gz" results analyze.txt plan.txt final-server.log final-check.txt 2>/dev/null; }
+pack() {
+	(cd "$W/study" && for d in results/*/; do [[ -e $REPO/$d ]] || echo "$d"; done >new-dirs.txt
+		tar -czf "$OUT/records.tar.gz" -T new-dirs.txt analyze.txt analyze.json plan.txt final-server.log final-check.txt 2>/dev/null)
+	ls -l "$OUT"
+}
 trap pack EXIT
 cd "$W/study" || exit 1
 export PATH=$(cat "$W/bin-path"):$PATH
 cp "$G/$S.cue" .
 mkdir -p results
 [[ -d $REPO/results ]] && cp -rn "$REPO/results/." results/
+[[ -d $G/results ]] && cp -rn "$G/results/." results/
 stamp "study run starts ($(command -v llama-server))"
-timeout -s INT -k 30 "${RUN_LIMIT:-500}" "$G/servelab" run "$S.cue" --results results
+timeout -s INT -k 30 "${RUN_LIMIT:-500}" "$G/servelab" run "$S.cue" --results results --json-events >>"$OUT/events.jsonl"
 stamp "study run ended (rc $?)"
 "$G/servelab" analyze "$S.cue" --results results >analyze.txt 2>&1
+"$G/servelab" analyze "$S.cue" --results results --json >analyze.json 2>/dev/null
 cat analyze.txt
 "$G/servelab" plan "$S.cue" --results results >plan.txt 2>&1
 cmd=$(awk '/^final \(/{getline; sub(/^ +/, ""); print; exit}' analyze.txt)
