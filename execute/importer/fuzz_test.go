@@ -38,7 +38,8 @@ func FuzzVLLMJSON(f *testing.F) {
 }
 
 func FuzzGuideLLM(f *testing.F) {
-	fuzzFormat(f, "guidellm", "guidellm-v0.3.json", "guidellm-v0.4.json", "guidellm-v0.5.json", "guidellm-v0.7.json", "guidellm-warmup.json")
+	fuzzFormat(f, "guidellm", "guidellm-v0.3.json", "guidellm-v0.4.json", "guidellm-v0.5.json", "guidellm-v0.7.json", "guidellm-warmup.json",
+		"real/guidellm-0.3-sync.yaml")
 }
 
 func FuzzSGLang(f *testing.F) {
@@ -50,5 +51,27 @@ func FuzzSGLangText(f *testing.F) {
 }
 
 func FuzzAIPerf(f *testing.F) {
-	fuzzFormat(f, "aiperf-json", "aiperf-export.json", "aiperf-rate.json")
+	fuzzFormat(f, "aiperf-json", "aiperf-export.json", "aiperf-rate.json", "real/aiperf-0.10-concurrency2.json", "real/aiperf-records-run1.json")
+}
+
+func FuzzInferencePerf(f *testing.F) {
+	fuzzFormat(f, "inference-perf", "real/inference-perf-stage3-streaming.json", "real/inference-perf-stage0-nostream.json",
+		"real/inference-perf-summary.json")
+}
+
+// FuzzDetect: no input makes recognition panic, and what it names reads
+// or is refused with an error, never a panic.
+func FuzzDetect(f *testing.F) {
+	for _, g := range goldenFiles {
+		b, err := os.ReadFile(filepath.Join("testdata", g.file))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if name, err := Detect(data); err == nil {
+			_, _ = Parse(name, data)
+		}
+	})
 }
