@@ -30,7 +30,8 @@ func fuzzFormat(f *testing.F, format string, seeds ...string) {
 }
 
 func FuzzVLLMText(f *testing.F) {
-	fuzzFormat(f, "vllm-text", "vllm-new.txt", "vllm-old.txt", "seed000-latency-section.txt", "seed001-table-pasted.txt", "sglang-printed.txt", "vllm-sweep.log")
+	fuzzFormat(f, "vllm-text", "vllm-new.txt", "vllm-old.txt", "seed000-latency-section.txt", "seed001-table-pasted.txt", "sglang-printed.txt", "vllm-sweep.log",
+		"real/vllm-sweep-comments.sh")
 }
 
 func FuzzVLLMJSON(f *testing.F) {
@@ -43,7 +44,7 @@ func FuzzGuideLLM(f *testing.F) {
 }
 
 func FuzzSGLang(f *testing.F) {
-	fuzzFormat(f, "sglang-jsonl", "sglang.jsonl", "sglang-sweep.jsonl")
+	fuzzFormat(f, "sglang-jsonl", "sglang.jsonl", "sglang-sweep.jsonl", "real/sglang-online-rates.jsonl")
 }
 
 func FuzzSGLangText(f *testing.F) {

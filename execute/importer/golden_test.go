@@ -25,6 +25,8 @@ var goldenFiles = []struct{ format, file string }{
 	{"aiperf-json", "real/aiperf-0.10-concurrency2.json"},
 	{"aiperf-json", "real/aiperf-records-run1.json"},
 	{"guidellm", "real/guidellm-0.3-sync.yaml"},
+	{"vllm-text", "real/vllm-sweep-comments.sh"},
+	{"sglang-jsonl", "real/sglang-online-rates.jsonl"},
 	{"vllm-text", "vllm-sweep.log"},
 	{"vllm-text", "vllm-new.txt"},
 	{"vllm-text", "vllm-old.txt"},
