@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -13,7 +14,8 @@ import (
 // What is not a benchmark tool's result file is refused before it is
 // read, in one line, at once and without reading it into memory: a FIFO
 // (whose open would block), a device that never ends, a directory, a
-// file far above the size bound.
+// file far above the size bound. A result with a string count or a
+// throughput of 1e308 is read and refused as quickly.
 func TestReadRefusesWhatIsNoResultFile(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")
@@ -33,11 +35,23 @@ func TestReadRefusesWhatIsNoResultFile(t *testing.T) {
 	if err := f.Close(); err1 != nil || err2 != nil || err != nil {
 		t.Fatal(err1, err2, err)
 	}
+	result := `{"model_id": "Qwen/Qwen3-8B", "num_prompts": 100, "duration": 44.4, "completed": %s, "failed": 0, ` +
+		`"total_input_tokens": 23260, "total_output_tokens": 22061, "output_throughput": %s, "total_token_throughput": 1020.74, ` +
+		`"mean_ttft_ms": 64.0, "mean_tpot_ms": 7.38, "mean_itl_ms": 7.78}`
+	stringCount, huge := filepath.Join(dir, "string-count.json"), filepath.Join(dir, "huge.json")
+	if err := os.WriteFile(stringCount, fmt.Appendf(nil, result, `"100"`, "496.87"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(huge, fmt.Appendf(nil, result, "100", "1e308"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct{ file, want string }{
 		{fifo, "is a named pipe (FIFO), not a regular file"},
 		{"/dev/zero", "is a character device, not a regular file"},
 		{dir, "is a directory, not a regular file"},
 		{big, "is 1024 MiB, above the 128 MiB an import reads"},
+		{stringCount, `completed: "100" is a string where a number belongs`},
+		{huge, "output throughput 1e+308 tok/s is above the file's own total token throughput"},
 	}
 	for _, c := range cases {
 		var before, after runtime.MemStats
