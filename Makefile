@@ -178,7 +178,7 @@ fuzz:
 # Re-import the seed reports' benchmark blocks (results/imports) into
 # results/; records already there with the same figures are kept as they are.
 import-seeds: build
-	SERVELAB=$(BIN)/servelab results/imports/import-all.sh
+	SERVELAB=$(BIN)/servelab results/imports/import-all.sh $(IMPORT_FLAGS)
 
 clean:
 	rm -rf $(BIN) public site/node_modules $(LLAMACPP_DIR)/node_modules

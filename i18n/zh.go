@@ -281,15 +281,18 @@ var _ = register(Language{
 		"Simulated results: every figure in this report comes from servelab-sim on a machine without a GPU. They show how servelab works, not how the engines perform.": "模拟结果：本报告中的所有数据都来自在无 GPU 机器上运行的 servelab-sim，只用于展示 servelab 的工作方式，不代表引擎的真实性能。",
 
 		// Importer notes, shown under an imported run (execute/importer's Note* keys).
-		"The source does not report failed requests: their number is unknown, not zero, and the study's failure limit cannot be checked for this run.":   "源文件没有给出失败请求数：该数目未知（不是零），因此无法用研究的失败上限检查这次运行。",
-		"Failed requests derived as the %s requests the tool was asked to send minus the %s that completed.":                                             "失败请求数由推算得出：工具应发送的 %s 个请求减去已完成的 %s 个。",
-		"The source's maximum request concurrency of %s is not a cap (the profile has none): it is kept as the observed peak.":                           "源文件中的最大请求并发数 %s 并不是上限（该配置没有上限），因此作为观测到的峰值保留。",
-		"Line %s of the source has no servelab field and was not read.":                                                                                  "源文件中的 %s 一行在 servelab 中没有对应字段，未被读取。",
-		"%s requests were cancelled unfinished when the run ended and are not counted.":                                                                  "运行结束时有 %s 个请求未完成即被取消，不计入统计。",
-		"The source's inter-token latency is a per-request average, which servelab calls TPOT; the source measures no per-gap ITL.":                      "源文件中的 token 间延迟是按请求求出的平均值，servelab 称之为 TPOT；源文件没有测量逐间隔的 ITL。",
-		"Throughputs are the source's own, over its measured window (warm-up %s s and cool-down %s s excluded).":                                         "吞吐量取自源文件本身，按其测量窗口计算（不含 %s 秒预热和 %s 秒收尾）。",
-		"The source reports no throughput over its measured window: throughputs are recomputed as completed requests and tokens over its %s s duration.": "源文件没有给出测量窗口内的吞吐量：吞吐量按已完成的请求数和 token 数除以 %s 秒时长重新计算。",
-		"Total token throughput is computed as input plus output tokens over the duration; the source does not report it.":                               "总 token 吞吐量按输入与输出 token 之和除以时长计算；源文件没有给出该值。",
+		"The source does not report failed requests: their number is unknown, not zero, and the study's failure limit cannot be checked for this run.":                  "源文件没有给出失败请求数：该数目未知（不是零），因此无法用研究的失败上限检查这次运行。",
+		"Failed requests derived as the %s requests the tool was asked to send minus the %s that completed.":                                                            "失败请求数由推算得出：工具应发送的 %s 个请求减去已完成的 %s 个。",
+		"The source's maximum request concurrency of %s is not a cap (the profile has none): it is kept as the observed peak.":                                          "源文件中的最大请求并发数 %s 并不是上限（该配置没有上限），因此作为观测到的峰值保留。",
+		"Line %s of the source has no servelab field and was not read.":                                                                                                 "源文件中的 %s 一行在 servelab 中没有对应字段，未被读取。",
+		"%s requests were cancelled unfinished when the run ended and are not counted.":                                                                                 "运行结束时有 %s 个请求未完成即被取消，不计入统计。",
+		"The source's inter-token latency is a per-request average, which servelab calls TPOT; the source measures no per-gap ITL.":                                     "源文件中的 token 间延迟是按请求求出的平均值，servelab 称之为 TPOT；源文件没有测量逐间隔的 ITL。",
+		"Throughputs are the source's own, over its measured window (warm-up %s s and cool-down %s s excluded).":                                                        "吞吐量取自源文件本身，按其测量窗口计算（不含 %s 秒预热和 %s 秒收尾）。",
+		"The source reports no throughput over its measured window: throughputs are recomputed as completed requests and tokens over its %s s duration.":                "源文件没有给出测量窗口内的吞吐量：吞吐量按已完成的请求数和 token 数除以 %s 秒时长重新计算。",
+		"Total token throughput is computed as input plus output tokens over the duration; the source does not report it.":                                              "总 token 吞吐量按输入与输出 token 之和除以时长计算；源文件没有给出该值。",
+		"The source reports no duration: it is the %s completed requests over the source's request throughput of %s req/s, the span the source's throughputs are over.": "源文件没有给出时长：时长按 %s 个已完成请求除以源文件的请求吞吐量 %s req/s 计算，即源文件计算吞吐量所用的时间段。",
+		"The source reports no token totals: they are its mean prompt and output lengths times its %s completed requests.":                                              "源文件没有给出 token 总数：总数按平均输入与输出长度乘以 %s 个已完成请求计算。",
+		"The source sent all %s requests at once with no concurrency cap; the profile's cap of %s is no lower, so it never held a request back: the same load.":         "源文件在没有并发上限的情况下一次发出全部 %s 个请求；该配置的并发上限 %s 不低于请求数，从未让请求等待：负载相同。",
 
 		// Metrics.
 		"metric latency.mean":       "平均延迟",

@@ -13,11 +13,11 @@ import (
 func runImport(e *env, args []string) error {
 	fs := newFlags(e, "import", "STUDY.cue --trial SELECTOR --format FORMAT FILE")
 	sel := fs.String("trial", "", "trial key (or 8+ hex prefix), or step/variant/profile[/repeat]")
-	format := fs.String("format", "", "file format: "+strings.Join(importer.Formats(), ", "))
+	format := fs.String("format", "", "file format: "+strings.Join(importer.Formats(), ", ")+", or auto (recognised from the content)")
 	entry := fs.String("entry", "", "which run of a file holding several: its index (1-based), or rate=R and/or concurrency=C (default: the only one matching the trial)")
 	results := fs.String("results", "results", "results folder")
 	wait := fs.Duration("lock-wait", 30*time.Second, "how long to wait for another servelab holding the results folder")
-	replace := fs.Bool("replace", false, "replace the trial's existing runs with this one; they move to RESULTS/.replaced/KEY/ (printed), never deleted")
+	replace := fs.Bool("replace", false, "replace the trial's existing runs with this one (a file imported before: only the run it gave); they move to RESULTS/.replaced/KEY/ (printed), never deleted")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err

@@ -1,6 +1,8 @@
 package decide
 
 import (
+	"fmt"
+
 	"servelab.dev/execute/record"
 	"servelab.dev/schema"
 	"servelab.dev/schema/plan"
@@ -104,4 +106,33 @@ func (rs Records) simulated() bool {
 		}
 	}
 	return false
+}
+
+// SimulatedInUse names the trials whose simulated runs Auto reads while s
+// has no real run of its own ("step/variant/profile#repeat", in plan
+// order, with "(N runs)" where there are several) and counts the runs.
+// Both are empty once s has a real run, or when it has no simulated one.
+// The first real run of s sets all of these aside (choose): the caller
+// adding one says so.
+func SimulatedInUse(s *schema.Study, rs Records) (trials []string, runs int, err error) {
+	real, sim := rs.only(Real), rs.only(Simulated)
+	if p, err := quickPlan(s, real.Runs); err == nil && cachedAny(p) {
+		return nil, 0, nil
+	}
+	p, err := quickPlan(s, sim.Runs)
+	if err != nil {
+		return nil, 0, err
+	}
+	for _, t := range p.Trials {
+		n := len(sim.Runs[t.Key])
+		if n == 0 {
+			continue
+		}
+		name := fmt.Sprintf("%s/%s/%s#%d", t.Step, t.Variant, t.Profile, t.Repeat)
+		if n > 1 {
+			name += fmt.Sprintf(" (%d runs)", n)
+		}
+		trials, runs = append(trials, name), runs+n
+	}
+	return trials, runs, nil
 }

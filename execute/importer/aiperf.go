@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-var _ = register(Format{Name: "aiperf-json", Rank: 6, Parse: parseAIPerf})
+var _ = register(Format{Name: "aiperf-json", Rank: 6, Parse: parseAIPerf, Sniff: sniffAIPerf, RatesOverDuration: true})
 
 // aiperf-json is AIPerf's profile_export_aiperf.json (`aiperf profile`),
 // read from ai-dynamo/aiperf at commit
@@ -14,7 +14,11 @@ var _ = register(Format{Name: "aiperf-json", Rank: 6, Parse: parseAIPerf})
 // and aiperf/common/models/export_models.py (the layout), and
 // aiperf/metrics/types/*.py (what each metric is). One object, one run;
 // each metric is {"unit", "avg", "p1".."p99", "min", "max", "std"} in
-// its display unit, written only when set.
+// its display unit, written only when set. Three layouts are read, each
+// from a real file: before AIPerf's commit 43b78902 the metrics sit in a
+// "records" object, keyed by tag ("ttft"); from it on they sit at the top
+// level; with "schema_version" (AIPerf 0.8 on) the configuration names
+// its models under input_config.models.items and its load as phases.
 //
 //	key                                 -> record field
 //	request_count.avg                   -> completed (valid requests)
@@ -26,69 +30,72 @@ var _ = register(Format{Name: "aiperf-json", Rank: 6, Parse: parseAIPerf})
 //	total_isl.avg, total_osl.avg        -> inputTokens, outputTokens
 //	request_throughput.avg              -> requestThroughput
 //	output_token_throughput.avg         -> outputThroughput
-//	(none)                              -> totalThroughput, computed as
-//	                                       (total_isl + total_osl) / duration,
-//	                                       with a note
+//	total_token_throughput.avg          -> totalThroughput; absent (before
+//	                                       0.8): (total_isl + total_osl) /
+//	                                       duration, with a note
 //	request_latency (ms)                -> latencyMs
-//	time_to_first_token (ms)            -> ttftMs
+//	time_to_first_token, ttft (ms)      -> ttftMs
 //	inter_token_latency (ms)            -> tpotMs: AIPerf's ITL is
 //	                                       (latency − TTFT) / (tokens − 1) per
 //	                                       request, vLLM's TPOT
 //	inter_chunk_latency (ms)            -> itlMs: the gaps between chunks,
 //	                                       vLLM's ITL
 //	  statistics read: avg → mean, p50 → median, std, p90, p95, p99
-//	input_config.endpoint.model_names[0] -> model (checked)
+//	input_config.endpoint.model_names[0],
+//	  input_config.models.items[0].name -> model (checked)
 //	input_config.loadgen.concurrency, request_rate, request_rate_mode,
-//	  request_count                     -> cap, rate, load kind, request
+//	  request_count; or the first phase of input_config.phases not
+//	  excluded from results: type, concurrency, rate, requests
+//	                                    -> cap, rate, load kind, request
 //	                                       count (checked)
 //	not kept: time_to_second_token, output_token_throughput_per_user,
 //	output/input_sequence_length distributions, goodput and
-//	good_request_count, reasoning tokens, timestamps, p1-p25/p75, min, max.
+//	good_request_count, reasoning tokens, usage_* counts, http_req_*
+//	timings, telemetry, timestamps, p1-p25/p75, min, max.
 //
 // Refused: no request_count (not an AIPerf export), a latency metric in
 // a unit other than ns, us, ms or sec, no duration, no TTFT or ITL.
 func parseAIPerf(data []byte) ([]Result, error) {
-	objs, err := decodeObjects(quoteNonFinite(data))
-	if err != nil {
-		return nil, err
-	}
-	var out []Result
-	for i, o := range objs {
-		r, err := aiperfResult(o)
-		if err != nil {
-			return nil, entryErr(i, len(objs), err)
-		}
-		out = append(out, *r)
-	}
-	return out, nil
+	return eachObject(data, aiperfResult)
 }
 
-func aiperfResult(o obj) (*Result, error) {
-	if o.sub("request_count") == nil {
+func aiperfResult(o node) (*Result, error) {
+	mets := o
+	if rec := o.sub("records"); rec.m != nil {
+		mets = rec
+	}
+	if mets.sub("request_count").m == nil {
 		return nil, fmt.Errorf("no \"request_count\": not an AIPerf profile_export_aiperf.json")
 	}
 	r := &Result{Client: "aiperf"}
 	aiperfConfig(r, o.sub("input_config"))
 	m := &r.Metrics
-	m.Completed = derefInt(o.sub("request_count").intp("avg"))
-	m.Failed = aiperfFailed(o)
-	dur, err := aiperfScaled(o.sub("benchmark_duration"), "avg", 1)
+	m.Completed = derefInt(mets.sub("request_count").count("avg"))
+	m.Failed = aiperfFailed(o, mets)
+	dur, err := aiperfScaled(mets.sub("benchmark_duration"), "avg", 1)
 	if err != nil || dur == nil || *dur <= 0 {
 		return nil, fmt.Errorf("no benchmark_duration in seconds")
 	}
 	m.Duration = *dur
-	m.InputTokens = o.sub("total_isl").intp("avg")
-	m.OutputTokens = o.sub("total_osl").intp("avg")
-	m.RequestThroughput = o.sub("request_throughput").fp("avg")
-	m.OutputThroughput = o.sub("output_token_throughput").fp("avg")
-	if m.TotalThroughput = tokenRate(m); m.TotalThroughput != nil {
-		r.note(NoteTotalDerived)
+	m.InputTokens = mets.sub("total_isl").count("avg")
+	m.OutputTokens = mets.sub("total_osl").count("avg")
+	m.RequestThroughput = mets.sub("request_throughput").fp("avg")
+	m.OutputThroughput = mets.sub("output_token_throughput").fp("avg")
+	m.TotalThroughput = mets.sub("total_token_throughput").fp("avg")
+	if m.TotalThroughput == nil {
+		if m.TotalThroughput = tokenRate(m); m.TotalThroughput != nil {
+			r.note(NoteTotalDerived)
+		}
 	}
 	d := dists{}
-	for _, f := range []struct{ key, family string }{{"request_latency", "latency"}, {"time_to_first_token", "ttft"},
-		{"inter_token_latency", "tpot"}, {"inter_chunk_latency", "itl"}} {
-		if err := aiperfDist(d, o.sub(f.key), f.family); err != nil {
-			return nil, fmt.Errorf("%s: %w", f.key, err)
+	for _, f := range []struct{ key, tag, family string }{{"request_latency", "", "latency"}, {"time_to_first_token", "ttft", "ttft"},
+		{"inter_token_latency", "", "tpot"}, {"inter_chunk_latency", "", "itl"}} {
+		metric := mets.sub(f.key)
+		if metric.m == nil && f.tag != "" {
+			metric = mets.sub(f.tag)
+		}
+		if err := aiperfDist(d, metric, f.family); err != nil {
+			return nil, fmt.Errorf("%s: %w", metric.path, err)
 		}
 	}
 	if d["ttft"] == nil || d["tpot"] == nil {
@@ -99,34 +106,62 @@ func aiperfResult(o obj) (*Result, error) {
 }
 
 // aiperfFailed: the error count, else the error summary's total.
-func aiperfFailed(o obj) *int {
-	if n := o.sub("error_request_count").intp("avg"); n != nil {
+func aiperfFailed(o, mets node) *int {
+	if n := mets.sub("error_request_count").count("avg"); n != nil {
 		return n
 	}
-	list, ok := o["error_summary"].([]any)
-	if !ok {
+	list := o.list("error_summary")
+	if _, there := o.m["error_summary"]; !there {
 		return nil
 	}
 	total := 0
-	for _, e := range list {
-		if eo, ok := e.(map[string]any); ok {
-			total += derefInt(obj(eo).intp("count"))
+	for i, e := range list {
+		eo, err := o.item("error_summary", i, e)
+		if err != nil {
+			o.fail("error_summary", "entry %d is not an object; %s", i+1, fixEdited)
+			return nil
 		}
+		total += derefInt(eo.count("count"))
 	}
 	return &total
 }
 
-func aiperfConfig(r *Result, cfg obj) {
-	if cfg == nil {
+// aiperfConfig reads the run's model and load from either layout of the
+// configuration AIPerf writes back.
+func aiperfConfig(r *Result, cfg node) {
+	if cfg.m == nil {
 		return
 	}
 	if names := cfg.sub("endpoint").list("model_names"); len(names) > 0 {
 		r.Model, _ = names[0].(string)
 	}
-	lg := cfg.sub("loadgen")
-	r.Metrics.MaxConcurrency = lg.intp("concurrency")
+	if items := cfg.sub("models").list("items"); r.Model == "" && len(items) > 0 {
+		if it, err := cfg.sub("models").item("items", 0, items[0]); err == nil {
+			r.Model = it.str("name")
+		}
+	}
+	if lg := cfg.sub("loadgen"); lg.m != nil {
+		aiperfLoadgen(r, lg)
+		return
+	}
+	phases := cfg.list("phases")
+	for i, p := range phases {
+		ph, err := cfg.item("phases", i, p)
+		if err != nil {
+			cfg.fail("phases", "phase %d is not an object; %s", i+1, fixEdited)
+			return
+		}
+		if excluded, _ := ph.m["exclude_from_results"].(bool); !excluded {
+			aiperfPhase(r, ph)
+			return
+		}
+	}
+}
+
+func aiperfLoadgen(r *Result, lg node) {
+	r.Metrics.MaxConcurrency = lg.count("concurrency")
 	r.Rate = lg.rate("request_rate")
-	r.Requests = derefInt(lg.intp("request_count"))
+	r.Requests = derefInt(lg.count("request_count"))
 	switch mode := strings.ToLower(lg.str("request_rate_mode")); {
 	case r.Rate > 0 && (mode == "constant" || mode == "poisson"):
 		r.Kind = mode
@@ -135,9 +170,19 @@ func aiperfConfig(r *Result, cfg obj) {
 	}
 }
 
+// aiperfPhase reads a measured phase: its type is the load kind
+// (concurrency, poisson, constant, or one servelab has no profile for,
+// kept so Check names it), with its cap, rate and request count.
+func aiperfPhase(r *Result, ph node) {
+	r.Metrics.MaxConcurrency = ph.count("concurrency")
+	r.Rate = ph.rate("rate")
+	r.Requests = derefInt(ph.count("requests"))
+	r.Kind = ph.str("type")
+}
+
 // aiperfScaled reads stat of a metric and converts its unit to ms
 // (times) or keeps it (sec for the duration: want 1 means seconds).
-func aiperfScaled(metric obj, stat string, want float64) (*float64, error) {
+func aiperfScaled(metric node, stat string, want float64) (*float64, error) {
 	v := metric.fp(stat)
 	if v == nil {
 		return nil, nil
@@ -154,8 +199,8 @@ func aiperfScaled(metric obj, stat string, want float64) (*float64, error) {
 	return &x, nil
 }
 
-func aiperfDist(d dists, metric obj, family string) error {
-	if metric == nil {
+func aiperfDist(d dists, metric node, family string) error {
+	if metric.m == nil {
 		return nil
 	}
 	for _, s := range []struct{ from, to string }{{"avg", "mean"}, {"p50", "median"}, {"std", "std"}, {"p90", "p90"}, {"p95", "p95"}, {"p99", "p99"}} {

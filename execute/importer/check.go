@@ -55,6 +55,8 @@ func checkLoad(r *Result, f Format, p plan.ProfileSpec) []string {
 	var bad []string
 	mc := r.Metrics.MaxConcurrency
 	switch {
+	case mc == nil && r.NoCap && allAtOnce(r, p):
+		r.note(NoteAllAtOnce, strconv.Itoa(p.Requests), strconv.Itoa(p.Concurrency))
 	case mc == nil && r.NoCap && p.Concurrency > 0:
 		bad = append(bad, fmt.Sprintf("concurrency: the file ran without a cap, the trial's profile keeps %d requests in flight", p.Concurrency))
 	case mc == nil:
@@ -73,6 +75,14 @@ func checkLoad(r *Result, f Format, p plan.ProfileSpec) []string {
 		bad = append(bad, fmt.Sprintf("profile kind: the file ran %s, the trial's profile is %s", r.Kind, p.Kind))
 	}
 	return bad
+}
+
+// allAtOnce: the file sent every request at once with no cap (vLLM's and
+// SGLang's defaults), and the profile is closed-loop with a cap no lower
+// than its request count. Both keep every request in flight from the
+// start, so they are one load.
+func allAtOnce(r *Result, p plan.ProfileSpec) bool {
+	return p.Kind == "concurrency" && p.Concurrency >= p.Requests && (r.Rate == 0 || math.IsInf(r.Rate, 1))
 }
 
 // checkRate: inf (all requests at once) suits only a closed-loop

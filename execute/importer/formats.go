@@ -22,13 +22,18 @@ type Format struct {
 	//     the peak with a note rather than refused;
 	//   - CapUnsaid: a file without a cap does not say it ran without one.
 	AnyClient, PeakAsCap, CapUnsaid bool
+	// Sniff recognises the format from a file's content (--format auto).
+	Sniff func(*sample) bool
+	// RatesOverDuration: the writer computes each throughput as its total
+	// over the duration, unrounded, so consistent can hold it to that.
+	RatesOverDuration bool
 }
 
 var formats = map[string]Format{}
 
 func register(f Format) bool {
-	if _, dup := formats[f.Name]; dup || f.Parse == nil {
-		panic("importer: format " + f.Name + " registered twice or without a parser")
+	if _, dup := formats[f.Name]; dup || f.Parse == nil || f.Sniff == nil {
+		panic("importer: format " + f.Name + " registered twice or without a parser or a sniffer")
 	}
 	formats[f.Name] = f
 	return true

@@ -30,7 +30,8 @@ func fuzzFormat(f *testing.F, format string, seeds ...string) {
 }
 
 func FuzzVLLMText(f *testing.F) {
-	fuzzFormat(f, "vllm-text", "vllm-new.txt", "vllm-old.txt", "seed000-latency-section.txt", "seed001-table-pasted.txt", "sglang-printed.txt", "vllm-sweep.log")
+	fuzzFormat(f, "vllm-text", "vllm-new.txt", "vllm-old.txt", "seed000-latency-section.txt", "seed001-table-pasted.txt", "sglang-printed.txt", "vllm-sweep.log",
+		"real/vllm-sweep-comments.sh")
 }
 
 func FuzzVLLMJSON(f *testing.F) {
@@ -38,11 +39,12 @@ func FuzzVLLMJSON(f *testing.F) {
 }
 
 func FuzzGuideLLM(f *testing.F) {
-	fuzzFormat(f, "guidellm", "guidellm-v0.3.json", "guidellm-v0.4.json", "guidellm-v0.5.json", "guidellm-v0.7.json", "guidellm-warmup.json")
+	fuzzFormat(f, "guidellm", "guidellm-v0.3.json", "guidellm-v0.4.json", "guidellm-v0.5.json", "guidellm-v0.7.json", "guidellm-warmup.json",
+		"real/guidellm-0.3-sync.yaml")
 }
 
 func FuzzSGLang(f *testing.F) {
-	fuzzFormat(f, "sglang-jsonl", "sglang.jsonl", "sglang-sweep.jsonl")
+	fuzzFormat(f, "sglang-jsonl", "sglang.jsonl", "sglang-sweep.jsonl", "real/sglang-online-rates.jsonl")
 }
 
 func FuzzSGLangText(f *testing.F) {
@@ -50,5 +52,27 @@ func FuzzSGLangText(f *testing.F) {
 }
 
 func FuzzAIPerf(f *testing.F) {
-	fuzzFormat(f, "aiperf-json", "aiperf-export.json", "aiperf-rate.json")
+	fuzzFormat(f, "aiperf-json", "aiperf-export.json", "aiperf-rate.json", "real/aiperf-0.10-concurrency2.json", "real/aiperf-records-run1.json")
+}
+
+func FuzzInferencePerf(f *testing.F) {
+	fuzzFormat(f, "inference-perf", "real/inference-perf-stage3-streaming.json", "real/inference-perf-stage0-nostream.json",
+		"real/inference-perf-summary.json")
+}
+
+// FuzzDetect: no input makes recognition panic, and what it names reads
+// or is refused with an error, never a panic.
+func FuzzDetect(f *testing.F) {
+	for _, g := range goldenFiles {
+		b, err := os.ReadFile(filepath.Join("testdata", g.file))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if name, err := Detect(data); err == nil {
+			_, _ = Parse(name, data)
+		}
+	})
 }

@@ -14,11 +14,19 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
-// goldenFiles are the realistic files written for these tests, one or
-// more per format: a multi-block text log, a guidellm run with warm-up
-// and cool-down, SGLang JSONL with several entries, sources missing the
-// failed count.
+// goldenFiles are real files, in testdata/real (testdata/real/SOURCE
+// says where each comes from), and the realistic files written for these
+// tests, one or more per format: a multi-block text log, a guidellm run
+// with warm-up and cool-down, SGLang JSONL with several entries, sources
+// missing the failed count.
 var goldenFiles = []struct{ format, file string }{
+	{"inference-perf", "real/inference-perf-stage3-streaming.json"},
+	{"inference-perf", "real/inference-perf-stage0-nostream.json"},
+	{"aiperf-json", "real/aiperf-0.10-concurrency2.json"},
+	{"aiperf-json", "real/aiperf-records-run1.json"},
+	{"guidellm", "real/guidellm-0.3-sync.yaml"},
+	{"vllm-text", "real/vllm-sweep-comments.sh"},
+	{"sglang-jsonl", "real/sglang-online-rates.jsonl"},
 	{"vllm-text", "vllm-sweep.log"},
 	{"vllm-text", "vllm-new.txt"},
 	{"vllm-text", "vllm-old.txt"},

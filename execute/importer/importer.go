@@ -2,8 +2,10 @@
 // servelab metrics: `vllm bench serve`'s printed blocks (vllm-text) and
 // its --save-result JSON (vllm-json), SGLang bench_serving's printed
 // block (sglang-text) and JSONL (sglang-jsonl), guidellm's
-// benchmarks.json (guidellm, layouts v0.3 to v0.7) and AIPerf's
-// profile_export_aiperf.json (aiperf-json).
+// benchmarks.json or .yaml (guidellm, layouts v0.2 to v0.7), AIPerf's
+// profile_export_aiperf.json (aiperf-json) and inference-perf's
+// stage_N_lifecycle_metrics.json (inference-perf). Detect recognises them
+// by content (--format auto).
 //
 // Each format's field map is written next to its parser, from the
 // writer's source (repository, file and commit cited there), and in the
@@ -20,6 +22,11 @@
 //     so Check can refuse an import into a trial that ran otherwise.
 //   - What the import estimated, recomputed or found missing becomes a
 //     translatable note (record.Note) that the reports show under the run.
+//   - A field of the wrong type, a count that is not whole, an infinite
+//     figure and figures that contradict each other (consistent) refuse
+//     the file, naming the field: a damaged file must not become a record
+//     that looks whole. NaN, which Python tools write for "no value", is
+//     an unknown.
 package importer
 
 import (
@@ -67,20 +74,23 @@ type Result struct {
 // Notes an import can add, English keys of the i18n catalog (the
 // importer's test checks each one is translated).
 const (
-	NoteFailedUnknown = "The source does not report failed requests: their number is unknown, not zero, and the study's failure limit cannot be checked for this run."
-	NoteFailedDerived = "Failed requests derived as the %s requests the tool was asked to send minus the %s that completed."
-	NotePeakNotCap    = "The source's maximum request concurrency of %s is not a cap (the profile has none): it is kept as the observed peak."
-	NoteIgnoredLine   = "Line %s of the source has no servelab field and was not read."
-	NoteIncomplete    = "%s requests were cancelled unfinished when the run ended and are not counted."
-	NoteTPOTIsITL     = "The source's inter-token latency is a per-request average, which servelab calls TPOT; the source measures no per-gap ITL."
-	NoteWindow        = "Throughputs are the source's own, over its measured window (warm-up %s s and cool-down %s s excluded)."
-	NoteRecomputed    = "The source reports no throughput over its measured window: throughputs are recomputed as completed requests and tokens over its %s s duration."
-	NoteTotalDerived  = "Total token throughput is computed as input plus output tokens over the duration; the source does not report it."
+	NoteFailedUnknown   = "The source does not report failed requests: their number is unknown, not zero, and the study's failure limit cannot be checked for this run."
+	NoteFailedDerived   = "Failed requests derived as the %s requests the tool was asked to send minus the %s that completed."
+	NotePeakNotCap      = "The source's maximum request concurrency of %s is not a cap (the profile has none): it is kept as the observed peak."
+	NoteIgnoredLine     = "Line %s of the source has no servelab field and was not read."
+	NoteIncomplete      = "%s requests were cancelled unfinished when the run ended and are not counted."
+	NoteTPOTIsITL       = "The source's inter-token latency is a per-request average, which servelab calls TPOT; the source measures no per-gap ITL."
+	NoteWindow          = "Throughputs are the source's own, over its measured window (warm-up %s s and cool-down %s s excluded)."
+	NoteRecomputed      = "The source reports no throughput over its measured window: throughputs are recomputed as completed requests and tokens over its %s s duration."
+	NoteTotalDerived    = "Total token throughput is computed as input plus output tokens over the duration; the source does not report it."
+	NoteDurationDerived = "The source reports no duration: it is the %s completed requests over the source's request throughput of %s req/s, the span the source's throughputs are over."
+	NoteTokensDerived   = "The source reports no token totals: they are its mean prompt and output lengths times its %s completed requests."
+	NoteAllAtOnce       = "The source sent all %s requests at once with no concurrency cap; the profile's cap of %s is no lower, so it never held a request back: the same load."
 )
 
 // NoteKeys are every note an import can write.
 var NoteKeys = []string{NoteFailedUnknown, NoteFailedDerived, NotePeakNotCap, NoteIgnoredLine, NoteIncomplete,
-	NoteTPOTIsITL, NoteWindow, NoteRecomputed, NoteTotalDerived}
+	NoteTPOTIsITL, NoteWindow, NoteRecomputed, NoteTotalDerived, NoteDurationDerived, NoteTokensDerived, NoteAllAtOnce}
 
 func (r *Result) note(msg string, args ...string) {
 	r.Notes = append(r.Notes, record.Note{Msg: msg, Args: args})
@@ -89,7 +99,11 @@ func (r *Result) note(msg string, args ...string) {
 // Parse reads every run in data. Most files hold one; vLLM logs, JSONL
 // and guidellm files may hold several.
 func Parse(format string, data []byte) ([]Result, error) {
-	rs, err := parse(format, data)
+	f, err := lookup(format)
+	if err != nil {
+		return nil, err
+	}
+	rs, err := f.Parse(data)
 	if err != nil {
 		return nil, err
 	}
@@ -100,16 +114,11 @@ func Parse(format string, data []byte) ([]Result, error) {
 		if err := rs[i].Metrics.Check(); err != nil {
 			return nil, entryErr(i, len(rs), fmt.Errorf("figures a record cannot hold: %w", err))
 		}
+		if err := consistent(&rs[i], f); err != nil {
+			return nil, entryErr(i, len(rs), err)
+		}
 	}
 	return rs, nil
-}
-
-func parse(format string, data []byte) ([]Result, error) {
-	f, err := lookup(format)
-	if err != nil {
-		return nil, err
-	}
-	return f.Parse(data)
 }
 
 // Label says how an entry ran, to tell the entries of a file apart:

@@ -11,11 +11,16 @@ import (
 
 func parseFile(t *testing.T, format, file string) ([]Result, error) {
 	t.Helper()
+	return Parse(format, readTestdata(t, file))
+}
+
+func readTestdata(t *testing.T, file string) []byte {
+	t.Helper()
 	data, err := os.ReadFile("testdata/" + file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Parse(format, data)
+	return data
 }
 
 func stat(d *record.Dist, s string) float64 {
@@ -123,7 +128,7 @@ func TestParseErrors(t *testing.T) {
 		{"vllm-text", "vllm-truncated.txt", "has no closing ===== line (truncated?)"},
 		{"vllm-text", "vllm-result.json", `no "Serving Benchmark Result" block`},
 		{"vllm-json", "vllm-truncated.json", "truncated JSON"},
-		{"vllm-json", "sglang.jsonl", "invalid character 'I'"},
+		{"vllm-json", "sglang.jsonl", "entry 2 of 2: missing TPOT statistics"},
 		{"guidellm", "vllm-result.json", `no "benchmarks" list`},
 		{"sglang-jsonl", "guidellm-v0.3.json", `no "completed"`},
 		{"nope", "vllm-new.txt", `unknown format "nope"`},

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -12,28 +13,31 @@ import (
 	"servelab.dev/execute/record"
 )
 
-// obj is a decoded JSON object with numbers kept as json.Number.
-type obj map[string]any
-
-// decodeObjects reads one JSON value, or several separated by newlines
-// (vllm --append-result, SGLang JSONL).
-func decodeObjects(data []byte) ([]obj, error) {
+// decodeObjects reads one JSON object, or several separated by newlines
+// (vllm --append-result, SGLang JSONL). Bare NaN and Infinity, which
+// Python's json module writes, are read as the values they stand for.
+func decodeObjects(data []byte) ([]node, error) {
+	data = quoteNonFinite(data)
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	var out []obj
+	var out []node
 	for {
-		var o obj
-		err := dec.Decode(&o)
-		if err != nil && err.Error() == "EOF" {
+		var v any
+		err := dec.Decode(&v)
+		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return nil, jsonErr(data, dec, err)
 		}
-		out = append(out, o)
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("value %d of the file is %s, not a JSON object: not a benchmark result", len(out)+1, kindOf(v))
+		}
+		out = append(out, newNode(m, ""))
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("no JSON object in the file")
+		return nil, fmt.Errorf("no JSON object in the file (it is empty or blank)")
 	}
 	return out, nil
 }
@@ -41,85 +45,30 @@ func decodeObjects(data []byte) ([]obj, error) {
 func jsonErr(data []byte, dec *json.Decoder, err error) error {
 	end := int64(len(bytes.TrimRight(data, " \t\r\n")))
 	var se *json.SyntaxError
-	if err.Error() == "unexpected EOF" || errors.As(err, &se) && se.Offset >= end {
-		return fmt.Errorf("truncated JSON: the file ends inside a value (%d bytes)", len(data))
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &se) && se.Offset >= end {
+		return fmt.Errorf("truncated JSON: the file ends inside a value after %d bytes; copy or export it again, whole", len(data))
 	}
-	off := int(dec.InputOffset())
+	off := dec.InputOffset()
 	if se != nil {
-		off = int(se.Offset)
+		off = se.Offset
 	}
-	line := 1 + bytes.Count(data[:min(off, len(data))], []byte("\n"))
-	return fmt.Errorf("line %d: %w", line, err)
-}
-
-// num returns the number at key: a JSON number, or a string such as
-// "inf" (vLLM writes request_rate that way).
-func (o obj) num(key string) (float64, bool) {
-	switch v := o[key].(type) {
-	case json.Number:
-		f, err := v.Float64()
-		return f, err == nil
-	case string:
-		switch strings.ToLower(v) {
-		case "inf", "infinity", "+inf":
-			return math.Inf(1), true
-		}
-		f, err := strconv.ParseFloat(v, 64)
-		return f, err == nil
-	}
-	return 0, false
-}
-
-func (o obj) str(key string) string {
-	s, _ := o[key].(string)
-	return s
-}
-
-func (o obj) sub(key string) obj {
-	switch v := o[key].(type) {
-	case map[string]any:
-		return obj(v)
-	case obj:
-		return v
-	}
-	return nil
-}
-
-func (o obj) list(key string) []any {
-	l, _ := o[key].([]any)
-	return l
-}
-
-func (o obj) intp(key string) *int {
-	v, ok := o.num(key)
-	if !ok || math.IsInf(v, 0) {
-		return nil
-	}
-	n := int(v)
-	return &n
-}
-
-func (o obj) fp(key string) *float64 {
-	v, ok := o.num(key)
-	if !ok || math.IsInf(v, 0) || math.IsNaN(v) {
-		return nil
-	}
-	return record.F(v)
+	line := 1 + bytes.Count(data[:min(int(off), len(data))], []byte("\n"))
+	return fmt.Errorf("line %d (byte %d): %w: not valid JSON as the tool writes it; export the file again from the tool", line, off, err)
 }
 
 // latencyKeys reads {stat}_{name}_ms keys (vLLM and SGLang naming).
-func (o obj) latencyKeys(d dists, family, name string) bool {
+func (n node) latencyKeys(d dists, family, name string) bool {
 	found := false
 	for _, stat := range []string{"mean", "median", "std", "p50", "p90", "p95", "p99"} {
-		if v, ok := o.num(stat + "_" + name + "_ms"); ok && !math.IsInf(v, 0) && !math.IsNaN(v) {
-			d.set(family, stat, v)
+		if v := n.fp(stat + "_" + name + "_ms"); v != nil {
+			d.set(family, stat, *v)
 			found = true
 		}
 	}
 	return found
 }
 
-var _ = register(Format{Name: "vllm-json", Rank: 2, Parse: parseVLLMJSON})
+var _ = register(Format{Name: "vllm-json", Rank: 2, Parse: parseVLLMJSON, Sniff: sniffVLLMJSON, RatesOverDuration: true})
 
 // vllm-json is `vllm bench serve --save-result` (one JSON object) or
 // --append-result (one per line), read from vllm-project/vllm
@@ -153,13 +102,22 @@ var _ = register(Format{Name: "vllm-json", Rank: 2, Parse: parseVLLMJSON})
 // statistics missing, and figures a record cannot hold (negative,
 // non-finite).
 func parseVLLMJSON(data []byte) ([]Result, error) {
+	return eachObject(data, vllmResult)
+}
+
+// eachObject reads every object of a JSON or JSONL file with read; a
+// field of the wrong type anywhere in an entry refuses the file.
+func eachObject(data []byte, read func(node) (*Result, error)) ([]Result, error) {
 	objs, err := decodeObjects(data)
 	if err != nil {
 		return nil, err
 	}
 	var out []Result
 	for i, o := range objs {
-		r, err := vllmResult(o)
+		r, err := read(o)
+		if e := o.err(); e != nil {
+			err = e // the damaged field, rather than what it left missing
+		}
 		if err != nil {
 			return nil, entryErr(i, len(objs), err)
 		}
@@ -168,25 +126,22 @@ func parseVLLMJSON(data []byte) ([]Result, error) {
 	return out, nil
 }
 
-func vllmResult(o obj) (*Result, error) {
+func vllmResult(o node) (*Result, error) {
 	r := &Result{Client: "vllm-bench", Model: o.str("model_id"), Backend: o.str("backend"), Dataset: o.str("dataset_name")}
-	if _, ok := o["completed"]; !ok {
+	if !o.has("completed") {
 		return nil, fmt.Errorf("no \"completed\": not a vllm bench serve result")
 	}
 	m := &r.Metrics
 	if err := fillCounts(o, m); err != nil {
 		return nil, err
 	}
-	r.Requests = derefInt(o.intp("num_prompts"))
+	r.Requests = derefInt(o.count("num_prompts"))
 	if m.Failed == nil && r.Requests >= m.Completed && r.Requests > 0 {
 		m.Failed = record.I(r.Requests - m.Completed)
 		r.note(NoteFailedDerived, strconv.Itoa(r.Requests), strconv.Itoa(m.Completed))
 	}
 	m.TotalThroughput = o.fp("total_token_throughput")
-	m.MaxConcurrency = o.intp("max_concurrency")
-	if v, ok := o["max_concurrency"]; ok && v == nil {
-		r.NoCap = true
-	}
+	readCap(o, r)
 	r.Rate = o.rate("request_rate")
 	if b, ok := o.num("burstiness"); ok && b == 1 && r.Rate > 0 && !math.IsInf(r.Rate, 1) {
 		r.Kind = "poisson"
@@ -202,27 +157,26 @@ func vllmResult(o obj) (*Result, error) {
 	return r, nil
 }
 
-// rate reads a request rate: a number, or inf for all at once.
-func (o obj) rate(key string) float64 {
-	v, ok := o.num(key)
-	if !ok || v <= 0 || math.IsNaN(v) {
-		return 0
+// readCap reads max_concurrency: a cap, or null for none.
+func readCap(o node, r *Result) {
+	r.Metrics.MaxConcurrency = o.count("max_concurrency")
+	if v, ok := o.m["max_concurrency"]; ok && v == nil {
+		r.NoCap = true
 	}
-	return v
 }
 
 // fillCounts reads the fields vLLM and SGLang name alike; a run needs
 // its duration.
-func fillCounts(o obj, m *record.Metrics) error {
-	m.Completed = derefInt(o.intp("completed"))
-	m.Failed = o.intp("failed")
-	d, ok := o.num("duration")
-	if !ok || d <= 0 || math.IsInf(d, 0) || math.IsNaN(d) {
+func fillCounts(o node, m *record.Metrics) error {
+	m.Completed = derefInt(o.count("completed"))
+	m.Failed = o.count("failed")
+	d := o.fp("duration")
+	if d == nil || *d <= 0 {
 		return fmt.Errorf("no \"duration\" (the run's length in seconds)")
 	}
-	m.Duration = d
-	m.InputTokens = o.intp("total_input_tokens")
-	m.OutputTokens = o.intp("total_output_tokens")
+	m.Duration = *d
+	m.InputTokens = o.count("total_input_tokens")
+	m.OutputTokens = o.count("total_output_tokens")
 	m.RequestThroughput = o.fp("request_throughput")
 	m.OutputThroughput = o.fp("output_throughput")
 	m.PeakOutputThroughput = o.fp("max_output_tokens_per_s")
@@ -237,7 +191,7 @@ func derefInt(p *int) int {
 	return *p
 }
 
-var _ = register(Format{Name: "sglang-jsonl", Rank: 4, Parse: parseSGLang})
+var _ = register(Format{Name: "sglang-jsonl", Rank: 4, Parse: parseSGLang, Sniff: sniffSGLangJSON, RatesOverDuration: true})
 
 // sglang-jsonl is the JSONL `python -m sglang.bench_serving` appends to
 // its --output-file, one object per run, read from sgl-project/sglang
@@ -269,27 +223,15 @@ var _ = register(Format{Name: "sglang-jsonl", Rank: 4, Parse: parseSGLang})
 //
 // Refused: no "completed", no latency statistics at all.
 func parseSGLang(data []byte) ([]Result, error) {
-	objs, err := decodeObjects(quoteNonFinite(data))
-	if err != nil {
-		return nil, err
-	}
-	var out []Result
-	for i, o := range objs {
-		r, err := sglangResult(o)
-		if err != nil {
-			return nil, entryErr(i, len(objs), err)
-		}
-		out = append(out, *r)
-	}
-	return out, nil
+	return eachObject(data, sglangResult)
 }
 
-func sglangResult(o obj) (*Result, error) {
-	if _, ok := o["completed"]; !ok {
+func sglangResult(o node) (*Result, error) {
+	if !o.has("completed") {
 		return nil, fmt.Errorf("no \"completed\": not an SGLang bench_serving result")
 	}
 	r := &Result{Client: "sglang-bench", Backend: o.str("backend"), Dataset: o.str("dataset_name")}
-	if si := o.sub("server_info"); si != nil {
+	if si := o.sub("server_info"); si.m != nil {
 		r.Engine = "sglang"
 		r.Model = si.str("model_path")
 	}
@@ -297,7 +239,7 @@ func sglangResult(o obj) (*Result, error) {
 		r.Engine = "sglang"
 	}
 	if strings.HasPrefix(r.Dataset, "random") {
-		r.RandomIn, r.RandomOut = derefInt(o.intp("random_input_len")), derefInt(o.intp("random_output_len"))
+		r.RandomIn, r.RandomOut = derefInt(o.count("random_input_len")), derefInt(o.count("random_output_len"))
 	}
 	m := &r.Metrics
 	if err := fillCounts(o, m); err != nil {
@@ -308,10 +250,7 @@ func sglangResult(o obj) (*Result, error) {
 		m.TotalThroughput = t
 		r.note(NoteTotalDerived)
 	}
-	m.MaxConcurrency = o.intp("max_concurrency")
-	if v, ok := o["max_concurrency"]; ok && v == nil {
-		r.NoCap = true
-	}
+	readCap(o, r)
 	r.Rate = o.rate("request_rate")
 	if r.Rate > 0 && !math.IsInf(r.Rate, 1) {
 		r.Kind = "poisson"
@@ -329,42 +268,37 @@ func sglangResult(o obj) (*Result, error) {
 	return r, nil
 }
 
-// quoteNonFinite turns bare Infinity, -Infinity and NaN outside strings
-// into the strings "inf", "-inf" and "nan".
+// quoteNonFinite turns bare NaN, Infinity and -Infinity outside strings
+// into strings no tool writes (litNaN, litInf, litNegInf), so that the
+// decoder reads the file and node can tell them from text.
 func quoteNonFinite(data []byte) []byte {
-	var out bytes.Buffer
+	if !bytes.Contains(data, []byte("NaN")) && !bytes.Contains(data, []byte("Infinity")) {
+		return data
+	}
+	out := make([]byte, 0, len(data)+64)
 	inStr, esc := false, false
 	for i := 0; i < len(data); i++ {
 		c := data[i]
-		if inStr {
-			out.WriteByte(c)
-			switch {
-			case esc:
-				esc = false
-			case c == '\\':
-				esc = true
-			case c == '"':
-				inStr = false
-			}
-			continue
-		}
-		if c == '"' {
+		switch {
+		case inStr:
+			inStr = esc || c != '"'
+			esc = !esc && c == '\\'
+		case c == '"':
 			inStr = true
-			out.WriteByte(c)
-			continue
+		default:
+			if lit, rep := nonFinite(data[i:]); lit > 0 {
+				out = append(out, rep...)
+				i += lit - 1
+				continue
+			}
 		}
-		if lit, rep := nonFinite(data[i:]); lit > 0 {
-			out.WriteString(rep)
-			i += lit - 1
-			continue
-		}
-		out.WriteByte(c)
+		out = append(out, c)
 	}
-	return out.Bytes()
+	return out
 }
 
 func nonFinite(b []byte) (int, string) {
-	for _, lit := range []struct{ s, rep string }{{"-Infinity", `"-inf"`}, {"Infinity", `"inf"`}, {"NaN", `"nan"`}} {
+	for _, lit := range []struct{ s, rep string }{{"-Infinity", `"\u0000-Infinity"`}, {"Infinity", `"\u0000Infinity"`}, {"NaN", `"\u0000NaN"`}} {
 		if bytes.HasPrefix(b, []byte(lit.s)) {
 			return len(lit.s), lit.rep
 		}

@@ -1,7 +1,6 @@
 package importer
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"math"
@@ -83,8 +82,10 @@ import (
 // the cap; neither prints a line when no cap was set.
 var (
 	_ = register(Format{Name: "vllm-text", Rank: 1, Parse: func(d []byte) ([]Result, error) { return parseText(d, vllmText) },
+		Sniff:     sniffVLLMText,
 		AnyClient: true, PeakAsCap: true, CapUnsaid: true})
 	_ = register(Format{Name: "sglang-text", Rank: 3, Parse: func(d []byte) ([]Result, error) { return parseText(d, sglangText) },
+		Sniff:     sniffSGLangText,
 		CapUnsaid: true})
 )
 
@@ -220,13 +221,15 @@ type block struct {
 
 // textBlocks splits a log into its result blocks.
 func textBlocks(data []byte) ([]block, error) {
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	var out []block
 	var cur *block
 	var pre []line
-	for n := 1; sc.Scan(); n++ {
-		t := strings.TrimSpace(sc.Text())
+	// Lines are split in memory, with no length limit: the file is
+	// already bounded as a whole (ingest.MaxSize).
+	for n, rest := 1, data; len(rest) > 0; n++ {
+		raw, after, _ := bytes.Cut(rest, []byte("\n"))
+		rest = after
+		t := strings.TrimSpace(string(raw))
 		t = strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(t, "|"), "|"))
 		t = strings.TrimSpace(strings.TrimPrefix(t, "# ")) // logs kept as comments
 		switch {
@@ -247,9 +250,6 @@ func textBlocks(data []byte) ([]block, error) {
 			cur.lines = append(cur.lines, line{n, t})
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return nil, err
-	}
 	switch {
 	case cur != nil:
 		return nil, fmt.Errorf("the block at line %d has no closing ===== line (truncated?)", cur.start)
@@ -260,6 +260,9 @@ func textBlocks(data []byte) ([]block, error) {
 }
 
 func (r *Result) textLine(d dists, have map[string]bool, label, val string) error {
+	if strings.EqualFold(val, "nan") {
+		return nil // the tool had no value to print: unknown, as in the JSON formats
+	}
 	if m := statRE.FindStringSubmatch(label); m != nil {
 		v, err := number(val)
 		if err != nil {
@@ -293,6 +296,9 @@ func (r *Result) textLine(d dists, have map[string]bool, label, val string) erro
 	if err != nil {
 		return err
 	}
+	if countLabels[label] && v != math.Trunc(v) {
+		return fmt.Errorf("%s is not a whole number, and the tool prints this count as one; %s", val, fixEdited)
+	}
 	have[label] = true
 	set(r, v)
 	if strings.Contains(label, "throughput") {
@@ -324,6 +330,9 @@ func (r *Result) loadLine(label, val string) (bool, error) {
 		v, err := number(val)
 		if err != nil {
 			return true, err
+		}
+		if v != math.Trunc(v) || v < 0 {
+			return true, fmt.Errorf("%s is not a whole number of requests; %s", val, fixEdited)
 		}
 		n := int(v)
 		r.Metrics.MaxConcurrency, r.NoCap = &n, false
@@ -372,10 +381,13 @@ func number(s string) (float64, error) {
 	s = strings.ReplaceAll(s, ",", "")
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
-		return 0, fmt.Errorf("%q is not a number", s)
+		return 0, fmt.Errorf("%q is not a number; %s", s, fixEdited)
 	}
 	return v, nil
 }
+
+// countLabels are the labels whose values are counts.
+var countLabels = map[string]bool{"Successful requests": true, "Failed requests": true, "Total input tokens": true, "Total generated tokens": true}
 
 // textFields maps the block's labels; nil means known and not kept.
 var textFields = map[string]func(*Result, float64){

@@ -1,15 +1,19 @@
 package ingest
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"servelab.dev/execute/decide"
 	"servelab.dev/execute/record"
 	"servelab.dev/execute/store"
 	"servelab.dev/schema"
+	"servelab.dev/schema/plan"
 )
 
 func setup(t *testing.T) (*store.Store, *schema.Study) {
@@ -110,5 +114,93 @@ func TestMismatch(t *testing.T) {
 	}
 	if all, _ := st.All(); len(all) != 0 {
 		t.Errorf("%d trials stored after a refusal", len(all))
+	}
+}
+
+// simulate stores a simulated run for each trial of the study's first
+// step, as `servelab run` with the simulator does.
+func simulate(t *testing.T, st *store.Store, s *schema.Study) {
+	t.Helper()
+	p, err := decide.Plan(s, decide.Records{}, decide.Simulated)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range p.Trials {
+		if tr.Spec == nil || tr.Step != "engine" {
+			continue
+		}
+		r := &record.Record{Format: record.Format, Key: tr.Key, Trial: *tr.Spec, Status: "ok",
+			Provenance: record.Provenance{Kind: record.Simulated, Servelab: "test"},
+			Metrics:    record.Metrics{Completed: 100, Failed: record.I(0), Duration: 40, OutputThroughput: record.F(500)}}
+		if _, _, err := st.Put(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// The first measured run of a study of simulated runs sets them aside:
+// the import says so, names them, and says how to keep them.
+func TestSetAsideSimulated(t *testing.T) {
+	st, s := setup(t)
+	simulate(t, st, s)
+	res, err := Into(st, s, read(t, "vllm.txt"), Options{Trial: "engine/vllm/c4"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"\nset aside: study imp had only simulated runs", "its 2 simulated runs count for nothing",
+		"undecided until its real runs are in, and export waits for them", "engine/vllm/c4#0, engine/sglang/c4#0",
+		"\nTo keep the simulated study, keep real runs in a results folder of their own", "--results DIR testdata/vllm.txt"} {
+		if !strings.Contains(res.Message, want) {
+			t.Errorf("message lacks %q:\n%s", want, res.Message)
+		}
+	}
+	res, err = Into(st, s, read(t, "sglang.txt"), Options{Trial: "engine/sglang/c4"})
+	if err != nil || strings.Contains(res.Message, "set aside") {
+		t.Errorf("the second real run sets nothing aside again: %q, %v", res.Message, err)
+	}
+}
+
+// --replace on a source imported before replaces the run it gave, and
+// leaves the trial's other runs where they are: how the seeds' records,
+// imported when an unprinted failed count became 0, are read again.
+func TestReplaceSameSource(t *testing.T) {
+	st, s := setup(t)
+	if _, err := Into(st, s, read(t, "sglang.txt"), Options{Trial: "engine/vllm/c4", Version: "v1"}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := decide.Plan(s, decide.Records{}, decide.Real)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := plan.Select(p, "engine/vllm/c4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := read(t, "vllm.txt")
+	sum := sha256.Sum256(src.Data)
+	old := Record(tr, &src.Entries[0], src, "", hex.EncodeToString(sum[:]), "v1")
+	old.Metrics.Failed, old.ImportNotes = record.I(0), nil // as servelab wrote it before failed could be unknown
+	if _, _, err := st.Put(old); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Into(st, s, read(t, "vllm.txt"), Options{Trial: "engine/vllm/c4", Replace: true, Version: "v2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(res.Message, "\nreplaced "); n != 1 {
+		t.Errorf("%d runs replaced, want the one vllm.txt gave:\n%s", n, res.Message)
+	}
+	all, err := st.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rs := range all {
+		versions := map[string]string{}
+		for _, r := range rs {
+			versions[filepath.Base(r.Record.Provenance.Source)] = r.Record.Provenance.Servelab
+		}
+		if len(rs) != 2 || versions["vllm.txt"] != "v2" || versions["sglang.txt"] != "v1" {
+			t.Errorf("runs after the replace: %v", versions)
+		}
 	}
 }
