@@ -68,7 +68,8 @@ var _ = register(Language{
 		"every run of the final configuration failed, so nothing shows that it serves": "最终配置的每次运行都失败了，因此没有任何结果表明它能正常服务",
 		"Texts changed, word by word (%s removed, %s added):":                          "逐词显示的文本改动（%s 为删除，%s 为新增）：",
 		"Trials no longer planned, their records kept:":                                "不再计划、但记录仍保留的试验：",
-		"Recommended configuration of %s on %s, for the %s:":                           "%[1]s 在 %[2]s 上的推荐配置，目标是%[3]s：",
+		"servelab's client": "servelab 自带的客户端",
+		"Recommended configuration of %s on %s, for the %s:": "%[1]s 在 %[2]s 上的推荐配置，目标是%[3]s：",
 		"lowest %s at %s":  "在 %[2]s 下获得最低的%[1]s",
 		"highest %s at %s": "在 %[2]s 下获得最高的%[1]s",
 		"The study is not decided yet: some steps have no records. The steps below show what is known.": "研究尚未完成：部分步骤没有记录。以下步骤展示了目前已知的结果。",
@@ -206,8 +207,8 @@ var _ = register(Language{
 		"Figures on this page: %s. Set aside, used by no figure: %d runs of the other kind (simulated beside real ones, or the reverse).":                                                                                                "本页数据来源：%s。另有 %d 次另一类运行（与真实运行并存的模拟运行，或反之）被搁置，未用于任何数据。",
 		"Lines marked (!) are not what they seem: the median inter-token latency is about 0 ms while its mean is not, so tokens arrived in bursts of chunks and the ITL and TPOT medians describe the client's buffering, not decoding.": "标有 (!) 的行不可当真：token 间延迟的中位数约为 0 ms，而均值不是，说明 token 是成批到达的，ITL 和 TPOT 的中位数反映的是客户端的缓冲，而不是解码。",
 		"A TPOT marked (!) is below the time one decode step needs to read this model's weights at the GPU's memory bandwidth: it cannot be a real per-token time.":                                                                      "标有 (!) 的 TPOT 低于在该 GPU 显存带宽下读取一次模型权重所需的解码时间：它不可能是真实的每 token 时间。",
-		"The peak output throughput marked (!) is more than this run or this GPU can produce: the tool that measured it counted chunk arrivals per second, not tokens.":                                                                  "标有 (!) 的峰值输出吞吐量超过了本次运行或该 GPU 所能产生的上限：测量工具统计的是每秒到达的数据块，而不是 token。",
-		"The peak concurrent requests marked (!) exceed the configured cap: the tool that measured it counted one-second buckets, not requests in flight.":                                                                               "标有 (!) 的峰值并发请求数超过了配置的上限：测量工具按一秒的时间桶计数，而不是统计正在处理的请求。",
+		"The peak output throughput marked (!) is more than this run or this GPU can produce: %s, which measured it, counted chunk arrivals per second, not tokens.":                                                                     "标有 (!) 的峰值输出吞吐量超过了本次运行或该 GPU 所能产生的上限：测量它的 %s 统计的是每秒到达的数据块，而不是 token。",
+		"The peak concurrent requests marked (!) exceed the configured cap: %s, which measured them, counted one-second buckets, not requests in flight.":                                                                                "标有 (!) 的峰值并发请求数超过了配置的上限：测量它的 %s 按一秒的时间桶计数，而不是统计正在处理的请求。",
 
 		"The P99 TTFT marked (!) is more than twenty times the median: a few requests waited far longer than the rest, as after a cold start without warm-up, and they move the mean.": "标有 (!) 的 P99 TTFT 超过中位数的二十倍：少数请求的等待时间远长于其他请求（例如没有预热时的冷启动），它们会拉高均值。",
 

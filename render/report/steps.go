@@ -38,16 +38,33 @@ func (b *builder) results() {
 	}
 }
 
-func lintText(w decide.Warning) d.Text {
+// toolName is the benchmark client as its users call it, for the
+// warnings that blame one of its counting habits on it.
+func toolName(client string) d.Text {
+	switch client {
+	case "vllm-bench":
+		return d.Code("vllm bench serve")
+	case "sglang-bench":
+		return d.Code("sglang.bench_serving")
+	case "builtin":
+		return d.M("servelab's client")
+	}
+	if name, ok := map[string]string{"guidellm": "GuideLLM", "aiperf": "AIPerf"}[client]; ok {
+		return d.Lit(name)
+	}
+	return d.Lit(client)
+}
+
+func lintText(w decide.Warning, client string) d.Text {
 	switch w.Code {
 	case decide.CodeBursts:
 		return d.M("Lines marked (!) are not what they seem: the median inter-token latency is about 0 ms while its mean is not, so tokens arrived in bursts of chunks and the ITL and TPOT medians describe the client's buffering, not decoding.")
 	case decide.CodeDecodeBound:
 		return d.M("A TPOT marked (!) is below the time one decode step needs to read this model's weights at the GPU's memory bandwidth: it cannot be a real per-token time.")
 	case decide.CodePeakRate:
-		return d.M("The peak output throughput marked (!) is more than this run or this GPU can produce: the tool that measured it counted chunk arrivals per second, not tokens.")
+		return d.M("The peak output throughput marked (!) is more than this run or this GPU can produce: %s, which measured it, counted chunk arrivals per second, not tokens.", toolName(client))
 	case decide.CodePeakConc:
-		return d.M("The peak concurrent requests marked (!) exceed the configured cap: the tool that measured it counted one-second buckets, not requests in flight.")
+		return d.M("The peak concurrent requests marked (!) exceed the configured cap: %s, which measured them, counted one-second buckets, not requests in flight.", toolName(client))
 	case decide.CodeOutlier:
 		return d.M("The P99 TTFT marked (!) is more than twenty times the median: a few requests waited far longer than the rest, as after a cold start without warm-up, and they move the mean.")
 	}

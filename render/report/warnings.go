@@ -21,7 +21,7 @@ func (b *builder) warnings() {
 		if n == 0 {
 			continue
 		}
-		notes = append(notes, d.Note{Warn: true, Cause: code, Text: d.Sentences(lintText(first), d.M("Runs concerned (%d): %s.", n, d.Join{Sep: "; ", Parts: runs}))})
+		notes = append(notes, d.Note{Warn: true, Cause: code, Text: d.Sentences(lintText(first, b.s.Benchmark.Client.Name), d.M("Runs concerned (%d): %s.", n, d.Join{Sep: "; ", Parts: runs}))})
 	}
 	if len(notes) == 0 {
 		return
