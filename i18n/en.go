@@ -29,6 +29,15 @@ var _ = register(Language{
 		"metric capacity":           "highest request rate within the SLO",
 	},
 	Plurals: map[string]Plural{
+		"measured on the GPU host by servelab: %d runs": {
+			One:   "measured on the GPU host by servelab: %d run",
+			Other: "measured on the GPU host by servelab: %d runs"},
+		"imported from other tools' output: %d runs": {
+			One:   "imported from other tools' output: %d run",
+			Other: "imported from other tools' output: %d runs"},
+		"simulated by servelab-sim: %d runs": {
+			One:   "simulated by servelab-sim: %d run",
+			Other: "simulated by servelab-sim: %d runs"},
 		"not decided: %d planned trials have no record, and %d more wait on the decisions they make": {
 			One:   "not decided: %d planned trial has no record, and %d more wait on the decisions it makes",
 			Other: "not decided: %d planned trials have no record, and %d more wait on the decisions they make"},

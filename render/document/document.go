@@ -322,7 +322,9 @@ func (n Num) In(p *i18n.Printer, f Format) string {
 	switch n.Unit {
 	case "":
 	case "%":
-		if p.Lang() != "zh" {
+		// Russian typography sets the sign apart; English and Chinese
+		// technical writing do not (the studies' own texts write "1%").
+		if p.Lang() == "ru" {
 			s += "\u00a0"
 		}
 		s += "%"

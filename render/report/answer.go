@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -173,6 +174,9 @@ func (b *builder) tradeoffs() {
 	}
 	var items []d.Text
 	for _, t := range b.a.Tradeoffs {
+		if sameAsTPOT(b.a.Tradeoffs, t) {
+			continue // an ITL equal to the TPOT says nothing more
+		}
 		base, fin := value(t.Metric, t.Baseline), value(t.Metric, t.Final)
 		if t.Metric == schema.Capacity {
 			base, fin = d.N(t.Baseline, "req/s"), d.N(t.Final, "req/s")
@@ -180,4 +184,21 @@ func (b *builder) tradeoffs() {
 		items = append(items, d.M("%s at %s: %s → %s (%sx worse)", d.Cap{Text: MetricName(t.Metric)}, ProfileTitle(b.s, t.Profile), base, fin, d.Num{V: t.Ratio, Prec: 2}))
 	}
 	b.doc.Add(d.Para{Text: d.M("Trade-offs: the recommended configuration makes these figures worse than the baseline did:")}, d.List{Items: items})
+}
+
+// sameAsTPOT says whether t is an ITL trade-off whose figures the TPOT
+// of the same statistic and profile repeats (as when the engine streams
+// one token a chunk).
+func sameAsTPOT(all []decide.Tradeoff, t decide.Tradeoff) bool {
+	stat, ok := strings.CutPrefix(t.Metric, "itl.")
+	if !ok {
+		return false
+	}
+	for _, o := range all {
+		if o.Metric == "tpot."+stat && o.Profile == t.Profile &&
+			fmt.Sprintf("%.2f %.2f", o.Baseline, o.Final) == fmt.Sprintf("%.2f %.2f", t.Baseline, t.Final) {
+			return true
+		}
+	}
+	return false
 }

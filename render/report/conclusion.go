@@ -34,6 +34,9 @@ func (b *builder) conclusion() {
 		b.doc.Add(d.Note{Text: d.M("Every run of this configuration failed: the steps chose it, but no measurement shows that it serves. %s lists why each run failed; fix that and run the study again before using this command.", d.Code("servelab analyze"))})
 	}
 	b.doc.Add(d.CodeBlock{Lang: "bash", Body: heredocs(a.Final.Files) + MultiLine(a.Final.Env, a.Final.Argv)})
+	if localModel(a.Final.Model) {
+		b.doc.Add(d.Note{Text: d.M("The command loads the model file the study measured, %s: put the path of your own file of this model in its place, and keep the other settings as they are.", d.Code(a.Final.Model))})
+	}
 	b.deployLinks()
 	b.gain()
 	b.capacities()
@@ -216,4 +219,10 @@ func (b *builder) deployLinks() {
 		links = append(links, d.Link{Text: d.Lit(export.Label(f)), Href: export.Dir(b.s.ID) + "/" + export.FileName(f)})
 	}
 	b.doc.Add(d.Para{Text: d.M("The same configuration for deployment: %s.", d.Join{Sep: " · ", Parts: links})})
+}
+
+// localModel says whether a model is a file of the measuring host (a
+// GGUF path) rather than a hub id every reader can pull.
+func localModel(id string) bool {
+	return strings.HasSuffix(strings.ToLower(id), ".gguf") || strings.HasPrefix(id, "/") || strings.HasPrefix(id, "./")
 }

@@ -11,13 +11,19 @@ import (
 	"servelab.dev/schema"
 )
 
-// boundText is "P99 TTFT ≤ 500.00 ms".
+// boundText is "P99 TTFT ≤ 500 ms": a limit as the study states it,
+// without the two decimals of a measured figure.
 func boundText(b schema.Bound) d.Text {
 	lim, upper := b.Limit()
-	if upper {
-		return d.M("%s ≤ %s", MetricName(b.Metric), value(b.Metric, lim))
+	v := value(b.Metric, lim)
+	if n, ok := v.(d.Num); ok {
+		n.Prec = -1
+		v = n
 	}
-	return d.M("%s ≥ %s", MetricName(b.Metric), value(b.Metric, lim))
+	if upper {
+		return d.M("%s ≤ %s", MetricName(b.Metric), v)
+	}
+	return d.M("%s ≥ %s", MetricName(b.Metric), v)
 }
 
 // slo states the study's service-level objective under its objective.
