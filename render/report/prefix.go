@@ -17,7 +17,7 @@ import (
 // Only runs that recorded either are listed, so records from before
 // these figures leave the report as it was.
 func (b *builder) prefixRuns(ss *schema.Step, st decide.Step) {
-	b.prefixTable(b.stepRuns(ss, st))
+	b.prefixTable("prefix-"+sanitize(st.ID), b.stepRuns(ss, st))
 }
 
 // validationPrefix is the same table for the baseline's and the
@@ -32,10 +32,10 @@ func (b *builder) validationPrefix() {
 			}
 		}
 	}
-	b.prefixTable(runs)
+	b.prefixTable("prefix-validation", runs)
 }
 
-func (b *builder) prefixTable(runs []namedTrial) {
+func (b *builder) prefixTable(id string, runs []namedTrial) {
 	t := d.Table{Head: []d.Text{d.M("Run"), d.M("Load"), d.M("Shared prefix"), d.M("Cache hit rate"), d.M("Cached tokens")},
 		Right: []bool{false, false, true, true, true}}
 	for _, run := range runs {
@@ -51,7 +51,11 @@ func (b *builder) prefixTable(runs []namedTrial) {
 	if len(t.Rows) == 0 {
 		return
 	}
-	b.doc.Add(d.Para{Text: d.M("Prefix caching, run by run: the share of prompt tokens in a prefix an earlier request of the run began with (what an unbounded cache could reuse), and the share the engine served from its cache.")}, t)
+	// Folded on a web page: a table a run long, read when the cache is
+	// in question.
+	b.doc.Add(d.Details{ID: id, InText: true,
+		Summary: d.M("Prefix caching, run by run"),
+		Blocks:  []d.Block{d.Para{Text: d.M("Prefix caching, run by run: the share of prompt tokens in a prefix an earlier request of the run began with (what an unbounded cache could reuse), and the share the engine served from its cache.")}, t}})
 }
 
 type namedTrial struct {

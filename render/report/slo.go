@@ -81,10 +81,13 @@ func (b *builder) sloChecks(ss *schema.Step, st decide.Step) {
 	if len(t.Rows) == 0 {
 		return
 	}
-	b.doc.Add(d.Para{Text: d.M("Service-level objective, run by run (✓ meets the bound, ✗ breaks it):")}, t)
+	// Folded on a web page: the verdict above already says which option
+	// meets the objective; these are its evidence, run by run.
+	blocks := []d.Block{d.Para{Text: d.M("Service-level objective, run by run (✓ meets the bound, ✗ breaks it):")}, t}
 	for i, x := range bounds {
-		b.doc.Add(b.sloChart(ss, st, opts, i, x))
+		blocks = append(blocks, b.sloChart(ss, st, opts, i, x))
 	}
+	b.doc.Add(d.Details{ID: "slo-" + sanitize(st.ID), Summary: d.M("Service-level objective, run by run"), Blocks: blocks, InText: true})
 }
 
 func checkCell(metric string, rc decide.RunCheck) d.Text {
