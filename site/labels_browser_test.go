@@ -17,8 +17,6 @@ import (
 	"testing"
 
 	"golang.org/x/net/html"
-
-	rhtml "servelab.dev/render/html"
 )
 
 // measureJS runs after the chart loader on every page the label test
@@ -308,21 +306,7 @@ func TestChartLabels(t *testing.T) {
 // both fail it.
 func TestChartLabelsCheckFails(t *testing.T) {
 	bin := chromiumPath(t)
-	ech, err := rhtml.ECharts(filepath.Join("node_modules", "echarts"))
-	if err != nil {
-		if os.Getenv("SERVELAB_REQUIRE_SITE") != "" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	dir := t.TempDir()
-	os.MkdirAll(filepath.Join(dir, "assets"), 0o755)
-	for n, b := range rhtml.Assets() {
-		ech[n] = b
-	}
-	for n, b := range ech {
-		os.WriteFile(filepath.Join(dir, "assets", n), b, 0o644)
-	}
+	dir := assetDir(t)
 	var cats []string
 	for i := range 12 {
 		cats = append(cats, fmt.Sprintf("a rather long category name %d", i))

@@ -172,21 +172,7 @@ func uniform(img image.Image, r image.Rectangle, ref interface{ RGBA() (r, g, b,
 // beside them) draws every chart when opened from disk, offline.
 func TestRenderedReportOffline(t *testing.T) {
 	bin := chromiumPath(t)
-	ech, err := rhtml.ECharts(filepath.Join("node_modules", "echarts"))
-	if err != nil {
-		if os.Getenv("SERVELAB_REQUIRE_SITE") != "" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	dir := t.TempDir()
-	os.MkdirAll(filepath.Join(dir, "assets"), 0o755)
-	for n, b := range rhtml.Assets() {
-		ech[n] = b
-	}
-	for n, b := range ech {
-		os.WriteFile(filepath.Join(dir, "assets", n), b, 0o644)
-	}
+	dir := assetDir(t)
 	l, err := schema.NewLoader()
 	if err != nil {
 		t.Fatal(err)
@@ -217,4 +203,26 @@ func TestRenderedReportOffline(t *testing.T) {
 	if !strings.Contains(dom, "<svg") {
 		t.Error("no chart drawn")
 	}
+}
+
+// assetDir is a new folder holding the pages' assets (ECharts and the
+// site's own) under assets/; the test skips without npm's ECharts.
+func assetDir(t *testing.T) string {
+	t.Helper()
+	ech, err := rhtml.ECharts(filepath.Join("node_modules", "echarts"))
+	if err != nil {
+		if os.Getenv("SERVELAB_REQUIRE_SITE") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "assets"), 0o755)
+	for n, b := range rhtml.Assets() {
+		ech[n] = b
+	}
+	for n, b := range ech {
+		os.WriteFile(filepath.Join(dir, "assets", n), b, 0o644)
+	}
+	return dir
 }

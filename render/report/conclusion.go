@@ -114,7 +114,11 @@ func (b *builder) validationTable(pick func(decide.ValidationRow) *decide.Valida
 		}
 		var base d.Text = d.M("%s: %s", d.Cap{Text: MetricName(r.Metric)}, value(r.Metric, r.Baseline.Mean))
 		var fin d.Text = d.M("%s: %s (%s)", d.Cap{Text: MetricName(r.Metric)}, value(r.Metric, r.Final.Mean), RatioText(r.Metric, *r.Ratio))
-		if r.Final.Derived || r.Baseline.Derived {
+		// Each side is marked on its own: a reader compares the cells.
+		if r.Baseline.Derived {
+			base = d.Join{Sep: " ", Parts: []d.Text{base, d.M("(derived)")}}
+		}
+		if r.Final.Derived {
 			fin = d.Join{Sep: " ", Parts: []d.Text{fin, d.M("(derived)")}}
 		}
 		base, fin = withRuns(base, r.Metric, r.Baseline), withRuns(fin, r.Metric, r.Final)
