@@ -323,7 +323,7 @@ var _ = register(Language{
 		"%s × %s: %s, %s memory bandwidth":                                      "%s × %s：%s，显存带宽 %s",
 		"%s: %s at %s":                                                          "%[1]s：%[3]s 下的%[2]s",
 		"Appendix: commands and raw benchmark results of every run":             "附录：每次运行的命令与原始基准测试结果",
-		"At a fixed concurrency N the engine always has N requests in flight, so Little's law gives mean latency = N ÷ request throughput. Every run of the profile sends the same prompts and generates about the same tokens, so a higher throughput means a proportionally lower mean latency: at concurrency %d, ranking by %s is ranking by mean latency.": "并发固定为 N 时，引擎中始终有 N 个请求在处理，由利特尔法则可得：平均延迟 = N ÷ 请求吞吐量。该负载场景的每次运行发送相同的提示、生成的 token 数也大致相同，因此吞吐量越高，平均延迟按比例越低：在并发 %d 下，按%s排序就是按平均延迟排序。",
+		"At a fixed concurrency N the engine has N requests in flight for most of a run, so Little's law gives a mean latency of about N ÷ request throughput (somewhat less, as fewer are in flight while a run starts and drains). Every run of the profile sends prompts of the same lengths and generates about as many tokens, so a higher throughput means a lower mean latency: at concurrency %d, ranking by %s ranks by mean latency too.": "并发固定为 N 时，一次运行的大部分时间里引擎中有 N 个请求在处理，由利特尔法则可得：平均延迟约为 N ÷ 请求吞吐量（略低一些，因为运行开始和收尾时在处理的请求较少）。该负载场景的每次运行发送长度相同的提示、生成的 token 数也大致相同，因此吞吐量越高，平均延迟越低：在并发 %d 下，按%s排序也就是按平均延迟排序。",
 		"Compared with":                "对比对象",
 		"Configuration it had to beat": "需超越的配置",
 		"Each step at %s: its best option against the configuration it had to beat.": "各步骤在 %s 下的结果：最佳选项与其需超越的配置对比。",
