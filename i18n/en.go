@@ -30,14 +30,14 @@ var _ = register(Language{
 	},
 	Plurals: map[string]Plural{
 		"measured on the GPU host by servelab: %d runs": {
-			One:   "measured on the GPU host by servelab: %d run",
-			Other: "measured on the GPU host by servelab: %d runs"},
+			One:   "%d run measured on the GPU host by servelab",
+			Other: "%d runs measured on the GPU host by servelab"},
 		"imported from other tools' output: %d runs": {
-			One:   "imported from other tools' output: %d run",
-			Other: "imported from other tools' output: %d runs"},
+			One:   "%d run imported from other tools' output",
+			Other: "%d runs imported from other tools' output"},
 		"simulated by servelab-sim: %d runs": {
-			One:   "simulated by servelab-sim: %d run",
-			Other: "simulated by servelab-sim: %d runs"},
+			One:   "%d run simulated by servelab-sim",
+			Other: "%d runs simulated by servelab-sim"},
 		"not decided: %d planned trials have no record, and %d more wait on the decisions they make": {
 			One:   "not decided: %d planned trial has no record, and %d more wait on the decisions it makes",
 			Other: "not decided: %d planned trials have no record, and %d more wait on the decisions they make"},

@@ -10,6 +10,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"servelab.dev/i18n"
 	d "servelab.dev/render/document"
@@ -373,14 +374,40 @@ var f d.Format = mdFormat{}
 type mdFormat struct{}
 
 func (mdFormat) Esc(s string) string {
+	rs := []rune(s)
 	var b strings.Builder
-	for _, r := range s {
-		if strings.ContainsRune("\\`*_[]<>|~#&!{}", r) {
+	for i, r := range rs {
+		if strings.ContainsRune("\\`*_[]<>|~#&!{}", r) && markup(rs, i) {
 			b.WriteByte('\\')
 		}
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// markup says whether rs[i] could start or end markup where it stands.
+// Three characters are common in prose and harmless in most places, so
+// the source stays readable: "!" only opens an image before "[", "<"
+// only a tag or autolink before a letter, "/", "!" or "?", and "_"
+// inside a word (prompt_save) never delimits emphasis.
+func markup(rs []rune, i int) bool {
+	next := func() rune {
+		if i+1 < len(rs) {
+			return rs[i+1]
+		}
+		return 0
+	}
+	word := func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+	switch rs[i] {
+	case '!':
+		return next() == '['
+	case '<':
+		n := next()
+		return unicode.IsLetter(n) || n == '/' || n == '!' || n == '?'
+	case '_':
+		return i == 0 || !word(rs[i-1]) || !word(next())
+	}
+	return true
 }
 
 // Link writes an inline link; the target is percent-encoded where

@@ -12,7 +12,7 @@ import (
 
 func TestEscaping(t *testing.T) {
 	doc := &d.Doc{Title: d.Lit("T")}
-	doc.Add(d.Para{Text: d.Lit("a *b* [c](javascript:x) <i>|#")},
+	doc.Add(d.Para{Text: d.Lit("a *b* [c](javascript:x) <i>|#")}, d.Para{Text: d.Lit("prompt_save (!) < 8 ![x](y) _e_ <https://x>")},
 		d.Table{Head: []d.Text{d.Lit("h")}, Rows: [][]d.Text{{d.Code("a|b")}}},
 		d.CodeBlock{Lang: "text", Body: "```inner```"})
 	var b bytes.Buffer
@@ -20,7 +20,7 @@ func TestEscaping(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	for _, want := range []string{`a \*b\* \[c\](javascript:x) \<i\>\|\#`, "| `a\\|b` |", "````text\n```inner```\n````"} {
+	for _, want := range []string{`a \*b\* \[c\](javascript:x) \<i\>\|\#`, `prompt_save (!) < 8 \!\[x\](y) \_e\_ \<https://x\>`, "| `a\\|b` |", "````text\n```inner```\n````"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %q in:\n%s", want, out)
 		}

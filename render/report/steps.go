@@ -233,10 +233,13 @@ func invalidText(s *schema.Study, iv decide.InvalidRun) d.Text {
 func comparison(m string, a, b d.Text, c *decide.Comparison, noTPOT bool) d.Text {
 	name := MetricName(m)
 	parts := []d.Text{d.M("%s: %s = %s; %s: %s = %s.", a, name, value(m, c.ValueA), b, name, value(m, c.ValueB))}
-	delta := value(m, math.Abs(c.Delta))
+	// The difference of the figures as printed, so that the sentence's
+	// arithmetic holds for a reader who checks it.
+	diff := shown(m, c.ValueA) - shown(m, c.ValueB)
+	delta := value(m, math.Abs(diff))
 	better := c.Ratio >= 1
 	switch {
-	case fmt.Sprintf("%.2f", math.Abs(c.Delta)) == "0.00":
+	case fmt.Sprintf("%.2f", math.Abs(c.Delta)) == "0.00" || math.Abs(diff) < 1e-9:
 		parts = append(parts, d.M("%s and %s are the same to the printed precision.", a, b))
 	case decide.Lower(m) && better:
 		parts = append(parts, d.M("%s is faster by %s (%s).", a, delta, RatioText(m, c.Ratio)))
@@ -264,10 +267,20 @@ func comparison(m string, a, b d.Text, c *decide.Comparison, noTPOT bool) d.Text
 
 func pairText(name string, p *decide.Pair) d.Text {
 	ms := func(v float64) d.Text { return d.N(v, "ms") }
-	if p.Delta <= 0 {
-		return d.M("%s = %s vs %s, reduced by %s (%s)", d.Lit(name), ms(p.A), ms(p.B), ms(-p.Delta), RatioText("ttft.mean", p.Ratio))
+	diff := shown("ttft.mean", p.A) - shown("ttft.mean", p.B)
+	if diff <= 0 {
+		return d.M("%s = %s vs %s, reduced by %s (%s)", d.Lit(name), ms(p.A), ms(p.B), ms(-diff), RatioText("ttft.mean", p.Ratio))
 	}
-	return d.M("%s = %s vs %s, increased by %s (%s)", d.Lit(name), ms(p.A), ms(p.B), ms(p.Delta), RatioText("ttft.mean", p.Ratio))
+	return d.M("%s = %s vs %s, increased by %s (%s)", d.Lit(name), ms(p.A), ms(p.B), ms(diff), RatioText("ttft.mean", p.Ratio))
+}
+
+// shown is v as value prints it (two decimals in the metric's printed
+// unit), back in the metric's unit.
+func shown(metric string, v float64) float64 {
+	if strings.HasPrefix(metric, "latency.") {
+		return math.Round(v/10) * 10 // seconds with two decimals
+	}
+	return math.Round(v*100) / 100
 }
 
 func verdictText(s *schema.Study, c *decide.Comparison) d.Text {
