@@ -197,8 +197,9 @@ func (p *Printer) T(key string, args ...any) string {
 	return out
 }
 
-// hanSpace is a space between two Chinese characters.
-var hanSpace = regexp.MustCompile(`(\p{Han}) +(\p{Han})`)
+// hanSpace is a space between two Chinese characters, or between one
+// and a full-width parenthesis.
+var hanSpace = regexp.MustCompile(`([\p{Han}）]) +([\p{Han}（])`)
 
 // joinHan drops the spaces a message's template puts around an argument
 // when the argument is Chinese too: "在 %s 下" keeps them around

@@ -175,7 +175,7 @@ func TestChinesePunctuation(t *testing.T) {
 // spaces.
 func TestJoinHan(t *testing.T) {
 	p := MustNew("zh")
-	for arg, want := range map[string]string{"并发 8": "在并发 8 下", "ShareGPT 8RPS": "在 ShareGPT 8RPS 下"} {
+	for arg, want := range map[string]string{"并发 8": "在并发 8 下", "ShareGPT 8RPS": "在 ShareGPT 8RPS 下", "BS=4（并发 4）": "在 BS=4（并发 4）下"} {
 		if got := p.T("lowest %s at %s", "延迟", arg); !strings.Contains(got, want) {
 			t.Errorf("%q: %q, want it to contain %q", arg, got, want)
 		}

@@ -34,6 +34,7 @@ func (b *builder) conclusion() {
 		b.doc.Add(d.Note{Text: d.M("Every run of this configuration failed: the steps chose it, but no measurement shows that it serves. %s lists why each run failed; fix that and run the study again before using this command.", d.Code("servelab analyze"))})
 	}
 	b.doc.Add(d.CodeBlock{Lang: "bash", Body: heredocs(a.Final.Files) + MultiLine(a.Final.Env, a.Final.Argv)})
+	b.noiseAdoptions()
 	if localModel(a.Final.Model) {
 		b.doc.Add(d.Note{Text: d.M("The command loads the model file the study measured, %s: put the path of your own file of this model in its place, and keep the other settings as they are.", d.Code(a.Final.Model))})
 	}
@@ -229,4 +230,22 @@ func (b *builder) deployLinks() {
 // GGUF path) rather than a hub id every reader can pull.
 func localModel(id string) bool {
 	return strings.HasSuffix(strings.ToLower(id), ".gguf") || strings.HasPrefix(id, "/") || strings.HasPrefix(id, "./")
+}
+
+// noiseAdoptions names the settings of the command that single runs
+// adopted on a gain within run-to-run noise: the rule kept them, and the
+// reader should know that they may make no difference.
+func (b *builder) noiseAdoptions() {
+	var parts []d.Text
+	for _, st := range b.a.Steps {
+		c := st.Comparison
+		if st.Adopted == nil || st.Reason != decide.ReasonSingleRun || c == nil || c.Gain >= smallGain {
+			continue
+		}
+		parts = append(parts, d.Sentences(b.optionName(studyStep(b.s, st.ID), *st.Adopted), d.Paren{Text: pct(c.Gain)}))
+	}
+	if len(parts) == 0 {
+		return
+	}
+	b.doc.Add(d.Note{Text: d.M("Adopted on single runs by a gain within run-to-run noise, so possibly no real difference: %s. The command keeps them by the study's rule (minimum gain %s).", d.Join{Sep: ", ", Parts: parts}, pct(b.s.Objective.MinGain))})
 }

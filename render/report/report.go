@@ -7,6 +7,7 @@ import (
 
 	"servelab.dev/execute/decide"
 	"servelab.dev/execute/record"
+	"servelab.dev/i18n"
 	d "servelab.dev/render/document"
 	"servelab.dev/schema"
 	"servelab.dev/schema/plan"
@@ -128,8 +129,8 @@ func (b *builder) objective(k *sink) {
 	if o.Goal == "max" {
 		goal = d.M("highest")
 	}
-	k.add(d.Para{Text: d.M("Every step is judged by one figure: %s at %s (%s); the goal is its %s value. A select step adopts its best candidate; a step of variants adopts its best variant only when it beats the configuration adopted so far by more than %s.",
-		MetricName(o.Metric), ProfileTitle(b.s, o.Profile), profileLoad(b.s, o.Profile), goal, pct(o.MinGain))})
+	k.add(d.Para{Text: d.M("Every step is judged by one figure: %s at %s; the goal is its %s value. A select step adopts its best candidate; a step of variants adopts its best variant only when it beats the configuration adopted so far by more than %s.",
+		MetricName(o.Metric), withLoad{ProfileTitle(b.s, o.Profile), profileLoad(b.s, o.Profile)}, goal, pct(o.MinGain))})
 	if p := b.s.Profiles[o.Profile]; p.Kind == "concurrency" && !strings.HasPrefix(o.Metric, "latency.") {
 		k.add(d.Para{Text: d.M("At a fixed concurrency N the engine has N requests in flight for most of a run, so Little's law gives a mean latency of about N ÷ request throughput (somewhat less, as fewer are in flight while a run starts and drains). Every run of the profile sends prompts of the same lengths and generates about as many tokens, so a higher throughput means a lower mean latency: at concurrency %d, ranking by %s ranks by mean latency too.",
 			p.Concurrency, MetricName(o.Metric))})
@@ -182,4 +183,22 @@ func (b *builder) trialRuns(t *plan.Trial) []*record.Record {
 		return nil
 	}
 	return b.runs[t.Key]
+}
+
+// withLoad is a profile's title followed by its load in words, unless
+// the title already says it ("Concurrency 8 (concurrency 8)").
+type withLoad struct{ title, load d.Text }
+
+func (w withLoad) In(p *i18n.Printer, f d.Format) string {
+	t, l := w.title.In(p, f), w.load.In(p, f)
+	if p.Lang() == "ru" {
+		t = "«" + t + "»" // a name after "в профиле", as the catalog quotes it
+	}
+	if strings.EqualFold(strings.ReplaceAll(w.title.In(p, f), " ", ""), strings.ReplaceAll(l, " ", "")) {
+		return t
+	}
+	if p.Lang() == "zh" {
+		return t + d.Paren{Text: w.load}.In(p, f)
+	}
+	return t + " " + d.Paren{Text: w.load}.In(p, f)
 }
