@@ -83,7 +83,17 @@ func (b *builder) gain() {
 		if row.Interval != nil {
 			more = d.M("The %s interval of the ratio (%s) is %s to %s.", pct(b.s.Objective.Confidence), methodText(row.Method), times(row.Interval[0]), times(row.Interval[1]))
 		}
-		b.doc.Add(d.Para{Text: d.Sentences(t, more)})
+		parts := []d.Text{t, more}
+		if l := row.Latency; l != nil && l.Ratio != nil && l.Baseline != nil && l.Final != nil && !strings.HasPrefix(m, "latency.") {
+			// A reader who asked about latency reads it here, not in the
+			// second table.
+			key := "Mean latency per request at the same load: %s against %s for the baseline, %s."
+			if l.Final.Derived || l.Baseline.Derived {
+				key = "Mean latency per request at the same load (derived where the source printed none): %s against %s for the baseline, %s."
+			}
+			parts = append(parts, d.M(key, value(l.Metric, l.Final.Mean), value(l.Metric, l.Baseline.Mean), RatioText(l.Metric, *l.Ratio)))
+		}
+		b.doc.Add(d.Para{Text: d.Sentences(parts...)})
 		return
 	}
 }
