@@ -20,8 +20,14 @@ func (b *builder) rule(k *sink) {
 	if o.EarlyStop {
 		b.doc.Add(d.Para{Text: d.M("Early stopping is on: at a third, a half and two thirds of a variant's requests, servelab bootstraps the ratio to the configuration adopted so far and stops the trial when even its one-sided upper bound (each look at an equal share of the error rate) is not above 1 + minGain. A stopped variant is never adopted; a winning one always runs to the end.")})
 	}
-	if b.drove() {
+	switch {
+	case !b.drove():
+	case b.hasKind("vllm") || b.hasKind("sglang"):
 		k.add(d.Para{Text: d.M("Each repeat of a configuration is its own engine launch. Every profile and repeat draws its own prompts and arrival times (seeds derived from the study's seed, the load and the repeat), so no trial meets a prefix cache warmed with its own prompts; between the trials of a launch servelab also resets the engine's prefix cache where the engine has an endpoint for it (vLLM: %s, SGLang: %s).", d.Code("/reset_prefix_cache"), d.Code("/flush_cache"))})
+	default:
+		// The reset endpoints are vLLM's and SGLang's: a page about
+		// other engines does not name them.
+		k.add(d.Para{Text: d.M("Each repeat of a configuration is its own engine launch. Every profile and repeat draws its own prompts and arrival times (seeds derived from the study's seed, the load and the repeat), so no trial meets a prefix cache warmed with its own prompts.")})
 	}
 }
 
@@ -51,4 +57,14 @@ func (b *builder) figures() {
 		t = d.M("Figures on this page: %s. Set aside, used by no figure: %d runs of the other kind (simulated beside real ones, or the reverse).", d.Join{Sep: "; ", Parts: parts}, b.a.SetAside)
 	}
 	b.doc.Add(d.Para{Text: t})
+}
+
+// hasKind says whether one of the study's engines is of kind.
+func (b *builder) hasKind(kind string) bool {
+	for _, e := range b.s.Engines {
+		if e.Kind == kind {
+			return true
+		}
+	}
+	return false
 }
