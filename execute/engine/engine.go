@@ -194,6 +194,7 @@ func (p *Process) waitHealthy(ctx context.Context, path string, timeout time.Dur
 	for {
 		select {
 		case <-p.exited:
+			p.drained()
 			return fmt.Errorf("%w before it became healthy (%s); log tail:\n%s", ErrExited, exitReason(p.err), Tail(p.log, 12))
 		case <-deadline.C:
 			return fmt.Errorf("engine not healthy after %s; log tail:\n%s", timeout, Tail(p.log, 12))
@@ -257,7 +258,14 @@ func (p *Process) Stop() {
 	if len(p.left) == 0 && p.pid != "" {
 		os.Remove(p.pid)
 	}
-	select { // the log's last lines, once no process writes to it
+	p.drained()
+}
+
+// drained waits until the engine's last output is in its log: the
+// process's exit does not mean the copy from its pipe has finished. A
+// descendant that keeps the pipe open is waited for 2 s at most.
+func (p *Process) drained() {
+	select {
 	case <-p.logged:
 	case <-time.After(2 * time.Second):
 	}

@@ -66,8 +66,16 @@ func (Local) Launch(ctx context.Context, s Spec, timeout time.Duration) (Instanc
 // Endpoint is the engine's base URL.
 func (p *Process) Endpoint() string { return p.URL }
 
-// Tail is the last n lines of the engine's log.
-func (p *Process) Tail(n int) string { return Tail(p.log, n) }
+// Tail is the last n lines of the engine's log; once the engine has
+// exited, with everything it printed.
+func (p *Process) Tail(n int) string {
+	select {
+	case <-p.exited:
+		p.drained()
+	default:
+	}
+	return Tail(p.log, n)
+}
 
 // Timing is how long each phase took.
 func (p *Process) Timing() Timing { return Timing{p.Launch, p.Health, p.Teardown} }

@@ -107,3 +107,15 @@ func TestWorkerIgnoresSIGTERM(t *testing.T) {
 		t.Errorf("survivors: %v", p.Survivors())
 	}
 }
+
+// An engine that dies at once: its last words are in the failure, though
+// the process exits before servelab has copied them from its pipe.
+func TestCrashSaysWhy(t *testing.T) {
+	for i := range 20 {
+		p, err := Start(context.Background(), shell(t, `echo "CUDA out of memory" >&2; exit 3`), 10*time.Second)
+		if !errors.Is(err, ErrExited) || !strings.Contains(err.Error(), "CUDA out of memory") {
+			t.Fatalf("launch %d: err = %v", i, err)
+		}
+		leftOf(t, p)
+	}
+}
