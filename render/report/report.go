@@ -190,11 +190,12 @@ func (b *builder) trialRuns(t *plan.Trial) []*record.Record {
 type withLoad struct{ title, load d.Text }
 
 func (w withLoad) In(p *i18n.Printer, f d.Format) string {
-	t, l := w.title.In(p, f), w.load.In(p, f)
+	title, l := w.title.In(p, f), w.load.In(p, f)
+	t := title
 	if p.Lang() == "ru" {
 		t = "«" + t + "»" // a name after "в профиле", as the catalog quotes it
 	}
-	if strings.EqualFold(strings.ReplaceAll(w.title.In(p, f), " ", ""), strings.ReplaceAll(l, " ", "")) {
+	if strings.EqualFold(strings.ReplaceAll(title, " ", ""), strings.ReplaceAll(l, " ", "")) {
 		return t
 	}
 	if p.Lang() == "zh" {

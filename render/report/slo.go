@@ -49,10 +49,7 @@ func (b *builder) sloChecks(ss *schema.Step, st decide.Step) {
 	if len(bounds) == 0 {
 		return
 	}
-	opts := st.Options
-	if st.Incumbent != nil {
-		opts = append([]decide.Option{*st.Incumbent}, opts...)
-	}
+	opts := withIncumbent(st)
 	head := []d.Text{d.M("Run")}
 	for _, x := range bounds {
 		head = append(head, boundText(x))
@@ -129,10 +126,7 @@ func (b *builder) sloChart(ss *schema.Step, st decide.Step, opts []decide.Option
 // searches lists each option's capacity search: the probes in the order
 // they ran, and the bracket the capacity lies in.
 func (b *builder) searches(ss *schema.Step, st decide.Step) {
-	opts := st.Options
-	if st.Incumbent != nil {
-		opts = append([]decide.Option{*st.Incumbent}, opts...)
-	}
+	opts := withIncumbent(st)
 	t := d.Table{Head: []d.Text{d.M("Configuration"), d.M("Probes (req/s)"), d.M("Capacity within the SLO")}, Right: []bool{false, false, true}}
 	for _, o := range opts {
 		if o.Search == nil {

@@ -180,10 +180,7 @@ func (b *builder) invalid(st decide.Step) {
 // flaggedTPOT reports whether the lint found a compared run's mean TPOT
 // impossible: such a figure is never used in a sentence.
 func (b *builder) flaggedTPOT(st decide.Step, c *decide.Comparison) bool {
-	opts := st.Options
-	if st.Incumbent != nil {
-		opts = append([]decide.Option{*st.Incumbent}, opts...)
-	}
+	opts := withIncumbent(st)
 	for _, o := range opts {
 		if o.Variant != c.A && o.Variant != c.B {
 			continue
@@ -203,10 +200,7 @@ func (b *builder) flaggedTPOT(st decide.Step, c *decide.Comparison) bool {
 }
 
 func runCounts(st decide.Step) (planned, recorded int) {
-	all := st.Options
-	if st.Incumbent != nil {
-		all = append([]decide.Option{*st.Incumbent}, all...)
-	}
+	all := withIncumbent(st)
 	for _, o := range all {
 		planned, recorded = planned+o.Planned, recorded+o.Recorded
 	}
@@ -377,9 +371,8 @@ func (b *builder) stepChart(ss *schema.Step, st decide.Step) d.Chart {
 	c := d.Chart{ID: "step_" + sanitize(st.ID), Kind: "bar", Unit: chartUnit(m),
 		Title: d.M("%s: %s at %s", d.Prose(ss.Title), MetricName(m), ProfileTitle(b.s, b.s.Objective.Profile))}
 	ser := d.Series{Name: d.Cap{Text: MetricName(m)}}
-	opts := st.Options
+	opts := withIncumbent(st)
 	if st.Incumbent != nil {
-		opts = append([]decide.Option{*st.Incumbent}, opts...)
 		c.MarkLabel = d.M("adopted so far")
 	}
 	repeats := false
@@ -430,10 +423,7 @@ func (b *builder) latencies(ss *schema.Step, st decide.Step) d.Text {
 	if strings.HasPrefix(b.s.Objective.Metric, "latency.") || strings.HasPrefix(b.s.Objective.Metric, "ttft.") {
 		return nil
 	}
-	opts := st.Options
-	if st.Incumbent != nil {
-		opts = append([]decide.Option{*st.Incumbent}, opts...)
-	}
+	opts := withIncumbent(st)
 	opts = slices.DeleteFunc(slices.Clone(opts), func(o decide.Option) bool { return o.Latency == nil })
 	if len(opts) < 2 {
 		return nil
@@ -453,4 +443,13 @@ func (b *builder) latencies(ss *schema.Step, st decide.Step) d.Text {
 		return d.M("Mean latency per request at %s (derived where the source printed none): %s.", ProfileTitle(b.s, b.s.Objective.Profile), d.Join{Sep: ", ", Parts: parts})
 	}
 	return d.M("Mean latency per request at %s: %s.", ProfileTitle(b.s, b.s.Objective.Profile), d.Join{Sep: ", ", Parts: parts})
+}
+
+// withIncumbent is the step's options, after the configuration adopted
+// so far where there is one.
+func withIncumbent(st decide.Step) []decide.Option {
+	if st.Incumbent == nil {
+		return st.Options
+	}
+	return append([]decide.Option{*st.Incumbent}, st.Options...)
 }
