@@ -203,8 +203,7 @@ func compareStudy(id string, base, head *Side) Study {
 	b, h := base.Analyses[id], head.Analyses[id]
 	out := Study{ID: id, Metric: head.Studies[id].Objective.Metric}
 	out.Fields = fields(base.Studies[id], head.Studies[id])
-	out.Added, out.Removed = trials(b.Plan, h.Plan)
-	out.Removed, out.Unplanned = stillHeld(out.Removed, h)
+	out.Added, out.Removed, out.Unplanned = trials(b.Plan, h.Plan, h.Runs)
 	out.Records = records(b, h, base, head)
 	out.Decisions = decisions(b, h)
 	out.Final = final(b, h)
@@ -314,27 +313,6 @@ func keyed(p *plan.Plan) map[string]*plan.Trial {
 	return out
 }
 
-// stillHeld splits removed trials into those whose records are gone and
-// those whose records head still holds.
-func stillHeld(removed []string, head *decide.Analysis) (gone, held []string) {
-	for _, r := range removed {
-		key := r[strings.LastIndexByte(r, ' ')+1:]
-		found := false
-		for k, runs := range head.Runs {
-			if strings.HasPrefix(k, key) && len(runs) > 0 {
-				found = true
-				break
-			}
-		}
-		if found {
-			held = append(held, r)
-		} else {
-			gone = append(gone, r)
-		}
-	}
-	return gone, held
-}
-
 // Only is the report of study id alone; an error lists the IDs it has.
 func (r Report) Only(id string) (Report, error) {
 	var ids []string
@@ -347,8 +325,10 @@ func (r Report) Only(id string) (Report, error) {
 	return r, fmt.Errorf("--study %s: no such study on either side (studies: %s)", id, strings.Join(ids, ", "))
 }
 
-// trials are the keyed trials only one side plans.
-func trials(a, b *plan.Plan) (added, removed []string) {
+// trials are the keyed trials only one side plans. Those only a plans
+// are removed, or unplanned where held (the head's runs) still has
+// records of them: nothing was lost.
+func trials(a, b *plan.Plan, held decide.Runs) (added, removed, unplanned []string) {
 	ka, kb := keyed(a), keyed(b)
 	for k, t := range kb {
 		if ka[k] == nil {
@@ -356,13 +336,18 @@ func trials(a, b *plan.Plan) (added, removed []string) {
 		}
 	}
 	for k, t := range ka {
-		if kb[k] == nil {
+		switch {
+		case kb[k] != nil:
+		case len(held[k]) > 0:
+			unplanned = append(unplanned, trialName(t)+" "+k[:plan.KeyPrefix])
+		default:
 			removed = append(removed, trialName(t)+" "+k[:plan.KeyPrefix])
 		}
 	}
 	sort.Strings(added)
 	sort.Strings(removed)
-	return added, removed
+	sort.Strings(unplanned)
+	return added, removed, unplanned
 }
 
 // Failures are the problems failOn names (a comma-separated list of
