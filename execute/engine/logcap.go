@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -69,7 +70,7 @@ func (c *capped) Write(b []byte) (int, error) {
 func (c *capped) rotate() error {
 	if c.tail == nil {
 		fmt.Fprintf(c.head, "\n[servelab: the engine's output went on beyond %d MiB; its latest part is in %s.tail (and %s.tail.1)]\n",
-			LogHead>>20, baseName(c.path), baseName(c.path))
+			LogHead>>20, filepath.Base(c.path), filepath.Base(c.path))
 	} else {
 		c.tail.Close()
 		if err := os.Rename(c.path+".tail", c.path+".tail.1"); err != nil {
@@ -87,8 +88,6 @@ func (c *capped) Close() error {
 	}
 	return c.head.Close()
 }
-
-func baseName(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }
 
 // tailBytes bounds what Tail reads: the end of the file, never the whole.
 const tailBytes = 64 << 10

@@ -69,23 +69,17 @@ func launchProcs(pgid int, mark string) []procfs.ProcStat {
 	var out []procfs.ProcStat
 	want := []byte("\x00" + markVar + "=" + mark + "\x00")
 	self := os.Getpid()
-	procs, _ := procfs.AllProcs()
-	for _, p := range procs {
-		st, err := p.Stat()
-		if err != nil || st.State == "Z" || st.PID == self {
-			continue
-		}
-		if st.PGRP == pgid && pgid > 1 {
+	eachProcess(func(st procfs.ProcStat) {
+		switch {
+		case st.State == "Z" || st.PID == self:
+		case st.PGRP == pgid && pgid > 1:
 			out = append(out, st)
-			continue
+		case mark != "":
+			env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", st.PID))
+			if err == nil && bytes.Contains(append(append([]byte{0}, env...), 0), want) {
+				out = append(out, st)
+			}
 		}
-		if mark == "" {
-			continue
-		}
-		env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", st.PID))
-		if err == nil && bytes.Contains(append(append([]byte{0}, env...), 0), want) {
-			out = append(out, st)
-		}
-	}
+	})
 	return out
 }
