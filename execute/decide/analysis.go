@@ -248,6 +248,20 @@ func (a *Analysis) final(s *schema.Study, p *plan.Plan, d *decider) {
 	}
 }
 
+// FinalUnmeasured says whether the plan that rs decides for s ends in a
+// final configuration whose every run failed: Plan's decisions and the
+// check Analyze marks Final.Unmeasured with, without the rest of the
+// analysis.
+func FinalUnmeasured(s *schema.Study, rs Records, src Source) (bool, error) {
+	rs, _ = rs.choose(s, src)
+	d := newDecider(s, rs)
+	p, err := planWith(s, rs.Runs, d)
+	if err != nil {
+		return false, err
+	}
+	return p.Final != nil && !d.measured(s, p), nil
+}
+
 // measured says whether some trial of the final configuration has a
 // valid run.
 func (d *decider) measured(s *schema.Study, p *plan.Plan) bool {

@@ -206,8 +206,8 @@ func (r *runner) finalUnmeasured() bool {
 	if err != nil {
 		return false
 	}
-	a, err := decide.Analyze(r.s, runs, r.source())
-	return err == nil && a.Final != nil && a.Final.Unmeasured
+	unmeasured, err := decide.FinalUnmeasured(r.s, runs, r.source())
+	return err == nil && unmeasured
 }
 
 func (r *runner) tried() int {
