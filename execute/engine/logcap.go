@@ -2,8 +2,10 @@ package engine
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,6 +36,14 @@ func newCapped(path string) (*capped, error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, err
+	}
+	// The tail files of an earlier launch's log continue the head just
+	// replaced: left there, Tail would quote them as this launch's.
+	for _, old := range []string{path + ".tail", path + ".tail.1"} {
+		if err := os.Remove(old); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			f.Close()
+			return nil, err
+		}
 	}
 	return &capped{path: path, head: f}, nil
 }

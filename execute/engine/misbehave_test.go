@@ -119,3 +119,19 @@ func TestCrashSaysWhy(t *testing.T) {
 		leftOf(t, p)
 	}
 }
+
+// A relaunch writes a new log: the tail files of an earlier, longer log
+// of the same trial are not quoted as its own.
+func TestRelaunchForgetsOldTail(t *testing.T) {
+	spec := shell(t, `echo "fresh start failed" >&2; exit 3`)
+	if err := os.WriteFile(spec.Log+".tail", []byte("old launch's last words\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Start(context.Background(), spec, 10*time.Second)
+	if err == nil || !strings.Contains(err.Error(), "fresh start failed") || strings.Contains(err.Error(), "old launch") {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := os.Stat(spec.Log + ".tail"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the old tail file is still there: %v", err)
+	}
+}
