@@ -27,6 +27,9 @@ var _ = register(Language{
 		"metric goodput":            "goodput (requests/s within the SLO)",
 		"metric failed":             "share of failed requests",
 		"metric capacity":           "highest request rate within the SLO",
+		// A trade-off whose figure rose (a latency) or fell (a throughput).
+		"tradeoff rises: %s at %s: %s → %s (%sx worse)": "%s at %s: %s → %s (%sx worse)",
+		"tradeoff falls: %s at %s: %s → %s (%sx worse)": "%s at %s: %s → %s (%sx worse)",
 	},
 	Plurals: map[string]Plural{
 		"measured on the GPU host by servelab: %d runs": {

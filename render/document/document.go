@@ -43,7 +43,13 @@ func (plain) Code(s string) string    { return s }
 func (plain) Link(t, _ string) string { return t }
 
 // String prints t in plain form.
-func String(t Text, p *i18n.Printer) string { return t.In(p, Plain) }
+func String(t Text, p *i18n.Printer) string { return Print(t, p, Plain) }
+
+// Print is t in p's language and format f, as a writer puts it on the
+// page: a title mark that no enclosing text consumed is dropped.
+func Print(t Text, p *i18n.Printer, f Format) string {
+	return strings.ReplaceAll(t.In(p, f), titleStart, "")
+}
 
 // Msg is a catalog message; its arguments that are Texts are printed in
 // the same language first.
@@ -59,6 +65,11 @@ func (m Msg) In(p *i18n.Printer, f Format) string {
 	args := make([]any, len(m.Args))
 	for i, a := range m.Args {
 		switch a := a.(type) {
+		case Prose:
+			args[i] = a.In(p, f)
+			if p.Lang() == "ru" {
+				args[i] = titleStart + args[i].(string)
+			}
 		case Text:
 			args[i] = a.In(p, f)
 		case string:
@@ -67,7 +78,43 @@ func (m Msg) In(p *i18n.Printer, f Format) string {
 			args[i] = a
 		}
 	}
-	return p.T(m.Key, args...)
+	return lowerInside(p.T(m.Key, args...))
+}
+
+// titleStart marks where a study's title begins inside a message.
+const titleStart = "\x02"
+
+// lowerInside lowers the first letter of each marked title that the
+// message places inside a sentence: Russian capitalises only a
+// sentence's first word ("Принято: веса FP8"), where a title on its own
+// (a heading, a table cell) keeps its capital. A word whose second
+// letter is a capital too (an acronym, "SGLang") keeps its case, and so
+// does a title in quotation marks.
+func lowerInside(s string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, titleStart)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i])
+		s = s[i+len(titleStart):]
+		before := strings.TrimRight(b.String(), " ")
+		if before == "" {
+			// An enclosing text decides ("Итог: " + this message).
+			b.WriteString(titleStart)
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s)
+		next, _ := utf8.DecodeRuneInString(s[n:])
+		last, _ := utf8.DecodeLastRuneInString(before)
+		start := strings.ContainsRune(".!?\n«\"", last)
+		if !start && unicode.Is(unicode.Cyrillic, r) && unicode.IsUpper(r) && unicode.IsLower(next) {
+			b.WriteRune(unicode.ToLower(r))
+			s = s[n:]
+		}
+	}
 }
 
 // Lit is text that is the same in every language: numbers, names, ids.
@@ -100,7 +147,7 @@ func (j Join) In(p *i18n.Printer, f Format) string {
 	if p.Lang() == "zh" {
 		sep = zhSep.Replace(sep)
 	}
-	return strings.Join(s, sep)
+	return lowerInside(strings.Join(s, sep))
 }
 
 // zhSep turns list separators into the full-width forms Chinese text
@@ -133,7 +180,7 @@ func (l Link) In(p *i18n.Printer, f Format) string { return f.Link(l.Text.In(p, 
 type Cap struct{ Text Text }
 
 func (c Cap) In(p *i18n.Printer, f Format) string {
-	s := c.Text.In(p, f)
+	s := strings.TrimPrefix(c.Text.In(p, f), titleStart)
 	for i, r := range s {
 		return string(unicode.ToUpper(r)) + s[i+utf8.RuneLen(r):]
 	}
@@ -221,7 +268,7 @@ type Chart struct {
 	// Lines are horizontal reference lines, such as an SLO bound.
 	Lines []Line
 	// Marked is the index of the category drawn apart (the incumbent,
-	// the configuration adopted so far) when MarkLabel, its name in the
+	// the current configuration) when MarkLabel, its name in the
 	// chart and the table, is set.
 	Marked    int
 	MarkLabel Text

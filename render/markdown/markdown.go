@@ -26,7 +26,7 @@ type Options struct {
 // Write prints doc in p's language.
 func Write(w io.Writer, doc *d.Doc, p *i18n.Printer, o Options) error {
 	mw := &writer{p: p, o: o}
-	mw.line("# " + doc.Title.In(p, f))
+	mw.line("# " + d.Print(doc.Title, p, f))
 	for _, b := range doc.Blocks {
 		mw.block(b)
 	}
@@ -42,7 +42,7 @@ type writer struct {
 
 func (w *writer) line(s string) { w.b.WriteString(s + "\n\n") }
 
-func (w *writer) text(t d.Text) string { return t.In(w.p, f) }
+func (w *writer) text(t d.Text) string { return d.Print(t, w.p, f) }
 
 func (w *writer) block(b d.Block) {
 	switch b := b.(type) {

@@ -181,7 +181,11 @@ func (b *builder) tradeoffs() {
 		if t.Metric == schema.Capacity {
 			base, fin = d.N(t.Baseline, "req/s"), d.N(t.Final, "req/s")
 		}
-		items = append(items, d.M("%s at %s: %s → %s (%sx worse)", d.Cap{Text: MetricName(t.Metric)}, ProfileTitle(b.s, t.Profile), base, fin, d.Num{V: t.Ratio, Prec: 2}))
+		key := "tradeoff falls: %s at %s: %s → %s (%sx worse)"
+		if decide.Lower(t.Metric) {
+			key = "tradeoff rises: %s at %s: %s → %s (%sx worse)"
+		}
+		items = append(items, d.M(key, d.Cap{Text: MetricName(t.Metric)}, ProfileTitle(b.s, t.Profile), base, fin, d.Num{V: t.Ratio, Prec: 2}))
 	}
 	b.doc.Add(d.Para{Text: d.M("Trade-offs: the recommended configuration makes these figures worse than the baseline did:")}, d.List{Items: items})
 }

@@ -76,7 +76,7 @@ func (b *builder) stepRuns(ss *schema.Step, st decide.Step) []namedTrial {
 		}
 	}
 	// The incumbent by its name too, as in the step's objective table.
-	incumbent := d.Text(d.M("adopted so far"))
+	incumbent := d.Text(d.M("current configuration"))
 	if st.Incumbent != nil {
 		incumbent = d.Sentences(b.optionName(ss, st.Incumbent.Variant), d.Paren{Text: incumbent})
 		add(incumbent, b.trial(st.Incumbent.Key))

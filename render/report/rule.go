@@ -11,14 +11,14 @@ func (b *builder) rule(k *sink) {
 	o := b.a.Objective
 	k.h(4, "rule", d.M("Decision rule"))
 	k.add(d.List{Items: []d.Text{
-		d.M("A variant is adopted when it beats the configuration adopted so far by more than %s and, where the records give a noise estimate, significantly at the %s level; otherwise the configuration adopted so far stays (no significant difference is written ~).",
+		d.M("A variant is adopted when it beats the current configuration by more than %s and, where the records give a noise estimate, significantly at the %s level; otherwise the current configuration stays (no significant difference is written ~).",
 			pct(o.MinGain), pct(o.Confidence)),
 		d.M("Every run of a configuration at a load is pooled, whichever step or repeat planned it. With per-request samples on both sides, the interval is a bootstrap of the ratio (%d resamples, drawing runs and then requests with replacement, with a fixed seed); with run summaries only and three runs a side or more, a t interval on the logarithms of the run values, so no interval of a latency or throughput reaches zero. Fewer than three runs a side without samples give no noise estimate, and two runs are shown as their two values.", o.Resamples),
 		d.M("A run that failed more than %s of its requests is invalid: it is never adopted, and the page names it with its failures.", pct(o.MaxFailed)),
 		d.M("A step is decided only when every planned repeat of its trials has a record."),
 	}})
 	if o.EarlyStop {
-		b.doc.Add(d.Para{Text: d.M("Early stopping is on: at a third, a half and two thirds of a variant's requests, servelab bootstraps the ratio to the configuration adopted so far and stops the trial when even its one-sided upper bound (each look at an equal share of the error rate) is not above 1 + minGain. A stopped variant is never adopted; a winning one always runs to the end.")})
+		b.doc.Add(d.Para{Text: d.M("Early stopping is on: at a third, a half and two thirds of a variant's requests, servelab bootstraps the ratio to the current configuration and stops the trial when even its one-sided upper bound (each look at an equal share of the error rate) is not above 1 + minGain. A stopped variant is never adopted; a winning one always runs to the end.")})
 	}
 	switch {
 	case !b.drove():

@@ -36,7 +36,7 @@ func (b *builder) slo() {
 	for _, x := range o.Constraints {
 		bounds = append(bounds, boundText(x))
 	}
-	b.doc.Add(d.Para{Text: d.M("Service-level objective: %s. An option that meets every bound beats one that does not; where the configuration adopted so far breaks a bound, the best variant that meets them all replaces it; where no option meets them, the one significantly closer to them is adopted, so the study climbs toward the objective.", d.Join{Sep: "; ", Parts: bounds})})
+	b.doc.Add(d.Para{Text: d.M("Service-level objective: %s. An option that meets every bound beats one that does not; where the current configuration breaks a bound, the best variant that meets them all replaces it; where no option meets them, the one significantly closer to them is adopted, so the study climbs toward the objective.", d.Join{Sep: "; ", Parts: bounds})})
 	if o.Metric == schema.Goodput {
 		b.doc.Add(d.Para{Text: d.M("Goodput counts the completed requests per second whose TTFT, TPOT and end-to-end latency each meet the bound set on that family, as vLLM defines it; a percentile bound asks it of every request.")})
 	}
@@ -108,7 +108,7 @@ func (b *builder) sloChart(ss *schema.Step, st decide.Step, opts []decide.Option
 	for _, o := range opts {
 		name := b.optionName(ss, o.Variant)
 		if st.Incumbent != nil && o.Variant == st.Incumbent.Variant && o.Key == st.Incumbent.Key {
-			name = d.M("adopted so far")
+			name = d.M("current configuration")
 		}
 		c.Categories = append(c.Categories, name)
 		v := math.NaN()
@@ -134,7 +134,7 @@ func (b *builder) searches(ss *schema.Step, st decide.Step) {
 		}
 		name := b.optionName(ss, o.Variant)
 		if st.Incumbent != nil && o.Key == st.Incumbent.Key && o.Variant == st.Incumbent.Variant {
-			name = d.M("adopted so far")
+			name = d.M("current configuration")
 		}
 		var probes []d.Text
 		for _, p := range o.Search.Probes {
@@ -219,7 +219,7 @@ func paretoLoads(pts []decide.Point) []string {
 func (b *builder) paretoName(ss *schema.Step, st decide.Step, p decide.Point) d.Text {
 	name := b.optionName(ss, p.Variant)
 	if st.Incumbent != nil && p.Variant == st.Incumbent.Variant {
-		name = d.M("adopted so far")
+		name = d.M("current configuration")
 	}
 	if _, rate, ok := strings.Cut(p.Load, "@"); ok {
 		name = d.Join{Sep: " @ ", Parts: []d.Text{name, d.Lit(rate + " req/s")}}

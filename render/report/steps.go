@@ -114,7 +114,7 @@ func (b *builder) decision(ss *schema.Step, st decide.Step) {
 	m := b.s.Objective.Metric
 	nameA, nameB := b.optionName(ss, c.A), b.optionName(ss, c.B)
 	if st.Incumbent != nil && c.B == st.Incumbent.Variant {
-		nameB = d.M("the configuration adopted so far")
+		nameB = d.M("the current configuration")
 	}
 	b.invalid(st)
 	summary := []d.Text{d.M("Summary:"), comparison(m, nameA, nameB, c, b.flaggedTPOT(st, c))}
@@ -134,7 +134,7 @@ func (b *builder) decision(ss *schema.Step, st decide.Step) {
 
 // guard shows an output-changing step's quality guard beside its speed:
 // how many of the guard's greedy answers each variant gives exactly as
-// the configuration adopted so far does.
+// the current configuration does.
 func (b *builder) guard(ss *schema.Step, st decide.Step) {
 	var parts []d.Text
 	tokens := 0
@@ -161,7 +161,7 @@ func (b *builder) guard(ss *schema.Step, st decide.Step) {
 		size, _ := b.s.GuardSize()
 		tokens = size.Tokens
 	}
-	head := d.M("Quality guard: greedy answers identical to those of the configuration adopted so far, over their first %d tokens:", tokens)
+	head := d.M("Quality guard: greedy answers identical to those of the current configuration, over their first %d tokens:", tokens)
 	b.doc.Add(d.Para{Text: d.Sentences(head, d.Join{Sep: "", Parts: []d.Text{d.Join{Sep: "; ", Parts: parts}, d.M(".")}})})
 }
 
@@ -325,7 +325,7 @@ func (b *builder) decisionText(ss *schema.Step, st decide.Step) d.Text {
 	if st.Kind == "select" && st.Adopted != nil {
 		name := b.optionName(ss, *st.Adopted)
 		if st.Comparison != nil && !st.Comparison.Adopt {
-			return d.M("Adopted: %s, the configuration adopted so far: no other candidate beats it under the study's rule.", name)
+			return d.M("Adopted: %s, the current configuration: no other candidate beats it under the study's rule.", name)
 		}
 		return d.M("Adopted: %s, the best candidate.", name)
 	}
@@ -341,26 +341,26 @@ func (b *builder) decisionText(ss *schema.Step, st decide.Step) d.Text {
 		}
 		return d.M("Adopted: %s, on single runs: its gain of %s is above the required %s, but there is no noise estimate.", b.optionName(ss, *st.Adopted), gain, minGain)
 	case decide.ReasonNoDifference:
-		return d.M("Not adopted: the difference is inside the noise, so the configuration adopted so far stays.")
+		return d.M("Not adopted: the difference is inside the noise, so the current configuration stays.")
 	case decide.ReasonBelowMinGain:
-		return d.M("Not adopted: the gain of %s is not above the required %s, so the configuration adopted so far stays.", gain, minGain)
+		return d.M("Not adopted: the gain of %s is not above the required %s, so the current configuration stays.", gain, minGain)
 	case decide.ReasonMeetsSLO:
-		return d.M("Adopted: %s: the configuration adopted so far breaks the service-level objective, and this variant meets it.", b.optionName(ss, *st.Adopted))
+		return d.M("Adopted: %s: the current configuration breaks the service-level objective, and this variant meets it.", b.optionName(ss, *st.Adopted))
 	case decide.ReasonSameAsIncumbent:
-		return d.M("Not adopted: the variant runs the same command as the configuration adopted so far (its setting is the engine's default), so there is nothing to compare.")
+		return d.M("Not adopted: the variant runs the same command as the current configuration (its setting is the engine's default), so there is nothing to compare.")
 	case decide.ReasonStoppedEarly:
-		return d.M("Not adopted: the early-stopping rule stopped the variant part-way, once it could no longer beat the configuration adopted so far by %s; that configuration stays.", minGain)
+		return d.M("Not adopted: the early-stopping rule stopped the variant part-way, once it could no longer beat the current configuration by %s; that configuration stays.", minGain)
 	case decide.ReasonCloserToSLO:
-		return d.M("Adopted: %s: no option meets the service-level objective, and this variant is closer to it than the configuration adopted so far, by the study's rule.", b.optionName(ss, *st.Adopted))
+		return d.M("Adopted: %s: no option meets the service-level objective, and this variant is closer to it than the current configuration, by the study's rule.", b.optionName(ss, *st.Adopted))
 	case decide.ReasonViolatesSLO:
 		if st.SLOComparison != nil {
-			return d.M("Not adopted: no variant meets the service-level objective, and none is closer to it than the configuration adopted so far by the study's rule, so that configuration stays.")
+			return d.M("Not adopted: no variant meets the service-level objective, and none is closer to it than the current configuration by the study's rule, so that configuration stays.")
 		}
-		return d.M("Not adopted: no variant meets the service-level objective, so the configuration adopted so far stays.")
+		return d.M("Not adopted: no variant meets the service-level objective, so the current configuration stays.")
 	case decide.ReasonBelowQuality:
-		return d.M("Not adopted: the variant changes the outputs more than the step's quality minimum allows, so the configuration adopted so far stays.")
+		return d.M("Not adopted: the variant changes the outputs more than the step's quality minimum allows, so the current configuration stays.")
 	}
-	return d.M("Not adopted: no variant is better than the configuration adopted so far, which stays.")
+	return d.M("Not adopted: no variant is better than the current configuration, which stays.")
 }
 
 // stepChart shows the objective of every option of the step beside the
@@ -373,7 +373,7 @@ func (b *builder) stepChart(ss *schema.Step, st decide.Step) d.Chart {
 	ser := d.Series{Name: d.Cap{Text: MetricName(m)}}
 	opts := withIncumbent(st)
 	if st.Incumbent != nil {
-		c.MarkLabel = d.M("adopted so far")
+		c.MarkLabel = d.M("current configuration")
 	}
 	repeats := false
 	seen := flags{}
@@ -434,7 +434,7 @@ func (b *builder) latencies(ss *schema.Step, st decide.Step) d.Text {
 	for _, o := range opts {
 		name := b.optionName(ss, o.Variant)
 		if st.Incumbent != nil && o.Variant == st.Incumbent.Variant {
-			name = d.Sentences(name, d.Paren{Text: d.M("adopted so far")})
+			name = d.Sentences(name, d.Paren{Text: d.M("current configuration")})
 		}
 		parts = append(parts, d.M("%s: %s", name, value("latency.mean", o.Latency.Mean)))
 		derived = derived || o.Latency.Derived

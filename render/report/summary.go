@@ -30,7 +30,7 @@ func (b *builder) summary() {
 		}
 		other := b.optionName(ss, cmp.B)
 		if st.Incumbent != nil && cmp.B == st.Incumbent.Variant {
-			other = d.M("the configuration adopted so far")
+			other = d.M("the current configuration")
 		}
 		t.Rows = append(t.Rows, []d.Text{d.Prose(ss.Title), b.optionName(ss, cmp.A), value(m, cmp.ValueA), other, value(m, cmp.ValueB), RatioText(m, cmp.Ratio), adopted})
 		c.Categories = append(c.Categories, d.Prose(ss.Title))
