@@ -264,9 +264,23 @@ func (c *checker) objective() {
 		perRequest = perRequest || fam == "ttft" || fam == "tpot" || fam == "latency"
 	}
 	c.search(o)
+	c.lead(o)
 	if o.Metric == Goodput && !perRequest {
 		c.errorf([]any{"objective", "metric"}, "goodput counts requests that meet the latency bounds: add a constraint on ttft, tpot or latency (e.g. {metric: \"ttft.p99\", max: 500})")
 	}
+}
+
+// lead checks that a conclusion led by mean latency ranks as the
+// objective does: a throughput at a fixed concurrency.
+func (c *checker) lead(o Objective) {
+	if o.Lead == "" {
+		return
+	}
+	p, ok := c.s.Profiles[o.Profile]
+	if !ok || slices.Contains(rateMetrics, o.Metric) && p.Kind == "concurrency" && p.Search == nil {
+		return
+	}
+	c.errorf([]any{"objective", "lead"}, "lead %q ranks as the objective only for a throughput at a concurrency profile (metric %s, profile %q is %s): drop lead, or make %s the metric", o.Lead, o.Metric, o.Profile, p.Kind, o.Lead)
 }
 
 // search checks capacity searches: a sound bracket, an SLO to search

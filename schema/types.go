@@ -325,8 +325,10 @@ type Objective struct {
 	// Constraints are the SLO: bounds every adopted run must meet.
 	Constraints []Bound `json:"constraints,omitempty"`
 	// EarlyStop stops losing variants part-way through their trials.
-	EarlyStop bool  `json:"earlyStop,omitempty"`
-	Text      *Text `json:"text,omitempty"`
+	EarlyStop bool `json:"earlyStop,omitempty"`
+	// Lead is the metric the conclusion states first, when not Metric.
+	Lead string `json:"lead,omitempty"`
+	Text *Text  `json:"text,omitempty"`
 }
 
 // Bound is one service-level bound: Metric ≤ Max or Metric ≥ Min.

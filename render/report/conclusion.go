@@ -46,9 +46,17 @@ func (b *builder) conclusion() {
 		return
 	}
 	b.doc.Add(d.Para{Text: d.M("Comparison of benchmark results before and after optimization:")})
-	b.validationTable(func(r decide.ValidationRow) *decide.ValidationRow { return &r })
-	if s.Objective.Metric != "latency.mean" {
-		b.validationTable(func(r decide.ValidationRow) *decide.ValidationRow { return r.Latency })
+	objective := func(r decide.ValidationRow) *decide.ValidationRow { return &r }
+	latency := func(r decide.ValidationRow) *decide.ValidationRow { return r.Latency }
+	switch {
+	case s.Objective.Metric == "latency.mean":
+		b.validationTable(objective)
+	case s.Objective.Lead == "latency.mean":
+		b.validationTable(latency)
+		b.validationTable(objective)
+	default:
+		b.validationTable(objective)
+		b.validationTable(latency)
 	}
 	b.validationNotes()
 	b.doc.Add(b.validationChart())
@@ -59,6 +67,8 @@ func (b *builder) goal() d.Text {
 	o := b.s.Objective
 	at := ProfileTitle(b.s, o.Profile)
 	switch {
+	case o.Lead == "latency.mean":
+		return d.M("lowest mean latency per request at %s (decided on %s, which at a fixed concurrency ranks the configurations the same way)", at, MetricName(o.Metric))
 	case o.Metric == schema.Capacity:
 		return d.M("highest request rate that meets the service-level objective (%s)", at)
 	case o.Goal == "max":
@@ -86,12 +96,21 @@ func (b *builder) gain() {
 		parts := []d.Text{t, more}
 		if l := row.Latency; l != nil && l.Ratio != nil && l.Baseline != nil && l.Final != nil && !strings.HasPrefix(m, "latency.") {
 			// A reader who asked about latency reads it here, not in the
-			// second table.
+			// second table; first, where the study leads with it.
 			key := "Mean latency per request at the same load: %s against %s for the baseline, %s."
 			if l.Final.Derived || l.Baseline.Derived {
 				key = "Mean latency per request at the same load (derived where the source printed none): %s against %s for the baseline, %s."
 			}
-			parts = append(parts, d.M(key, value(l.Metric, l.Final.Mean), value(l.Metric, l.Baseline.Mean), RatioText(l.Metric, *l.Ratio)))
+			lat := d.M(key, value(l.Metric, l.Final.Mean), value(l.Metric, l.Baseline.Mean), RatioText(l.Metric, *l.Ratio))
+			parts = append(parts, lat)
+			if b.s.Objective.Lead == l.Metric {
+				key = "Gain at %s: mean latency per request %s against %s for the baseline, %s."
+				if l.Final.Derived || l.Baseline.Derived {
+					key = "Gain at %s: mean latency per request (derived where the source printed none) %s against %s for the baseline, %s."
+				}
+				lat = d.M(key, ProfileTitle(b.s, row.Profile), value(l.Metric, l.Final.Mean), value(l.Metric, l.Baseline.Mean), RatioText(l.Metric, *l.Ratio))
+				parts = []d.Text{lat, d.M("The objective, %s: %s against %s for the baseline, %s.", MetricName(m), value(m, row.Final.Mean), value(m, row.Baseline.Mean), RatioText(m, *row.Ratio)), more}
+			}
 		}
 		b.doc.Add(d.Para{Text: d.Sentences(parts...)})
 		return
