@@ -126,6 +126,9 @@ func (b *builder) decision(ss *schema.Step, st decide.Step) {
 		b.doc.Add(d.Para{Text: d.Sentences(d.M("Distance from the service-level objective (the worst bound's value divided by its limit; 1 or less meets it): %s for %s, %s for %s.", times(v.ValueA), nameA, times(v.ValueB), nameB), verdictText(b.s, v))})
 	}
 	b.doc.Add(d.Para{Text: d.Sentences(verdictText(b.s, c), b.decisionText(ss, st))})
+	if t := b.closeCall(ss, st); t != nil {
+		b.doc.Add(d.Note{Text: t})
+	}
 	b.guard(ss, st)
 	b.sloChecks(ss, st)
 	b.searches(ss, st)
@@ -452,4 +455,46 @@ func withIncumbent(st decide.Step) []decide.Option {
 		return st.Options
 	}
 	return append([]decide.Option{*st.Incumbent}, st.Options...)
+}
+
+// closeCall warns when the adopted option leads the runner-up (another
+// option than the one the comparison names) by less than the spread of
+// its own runs: the ranking of the two is then not measured, whatever
+// the rule adopted.
+func (b *builder) closeCall(ss *schema.Step, st decide.Step) d.Text {
+	c := st.Comparison
+	if st.Outcome != decide.Adopted || st.Adopted == nil || c == nil || *st.Adopted != c.A {
+		return nil
+	}
+	m := b.s.Objective.Metric
+	var win, next *decide.Option
+	for i := range st.Options {
+		o := &st.Options[i]
+		switch {
+		case o.Value == nil || o.Invalid != nil:
+		case o.Variant == c.A:
+			win = o
+		case o.Variant == c.B:
+		case next == nil || better(m, o.Value.Mean, next.Value.Mean):
+			next = o
+		}
+	}
+	if win == nil || next == nil || win.Value.Runs < 2 || win.Value.Low == nil || win.Value.High == nil {
+		return nil
+	}
+	w, r := win.Value, next.Value
+	gap, spread := math.Abs(w.Mean-r.Mean), *w.High-*w.Low
+	if gap >= spread {
+		return nil
+	}
+	return d.M("Close call: the runner-up, %s (%s), trails %s by %s (%s), less than the spread of the winner's own runs (%s to %s). The order of the two is not settled; run both again before preferring one.",
+		b.optionName(ss, next.Variant), value(m, r.Mean), b.optionName(ss, win.Variant), value(m, gap), pct(gap/w.Mean), value(m, *w.Low), value(m, *w.High))
+}
+
+// better reports whether a beats b on metric.
+func better(metric string, a, b float64) bool {
+	if decide.Lower(metric) {
+		return a < b
+	}
+	return a > b
 }
