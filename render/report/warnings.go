@@ -21,7 +21,7 @@ func (b *builder) warnings() {
 		if n == 0 {
 			continue
 		}
-		notes = append(notes, d.Note{Warn: true, Cause: code, Text: d.Sentences(lintText(first, b.s.Benchmark.Client.Name), d.M("Runs concerned (%d): %s.", n, d.Join{Sep: "; ", Parts: runs}))})
+		notes = append(notes, d.Note{Warn: true, Cause: code, Text: d.Sentences(lintText(first, b.s.Benchmark.Client.Name), b.concerned(code, runs, n))})
 	}
 	if len(notes) == 0 {
 		return
@@ -34,6 +34,64 @@ func (b *builder) warnings() {
 // option at profile, option at profile"), their count and the first
 // warning.
 func (b *builder) runsWith(code string) (groups []d.Text, n int, first decide.Warning) {
+	flagged := func(t *plan.Trial) bool {
+		for _, w := range b.warn[t.Key] {
+			if w.Code == code {
+				if n == 0 {
+					first = w
+				}
+				n++
+				return true
+			}
+		}
+		return false
+	}
+	groups = b.trialGroups(flagged)
+	return groups, n, first
+}
+
+// concerned says which runs a warning concerns in a few words: the runs
+// themselves when they are few, else the runs it spares, else a count
+// (the appendix marks each run).
+func (b *builder) concerned(code string, groups []d.Text, n int) d.Text {
+	if n <= 6 {
+		return d.M("Runs concerned (%d): %s.", n, d.Join{Sep: "; ", Parts: groups})
+	}
+	measured := func(t *plan.Trial) bool { return len(b.runs[t.Key]) > 0 }
+	total := len(b.trialsWhere(measured))
+	spared := b.trialGroups(func(t *plan.Trial) bool {
+		if !measured(t) {
+			return false
+		}
+		for _, w := range b.warn[t.Key] {
+			if w.Code == code {
+				return false
+			}
+		}
+		return true
+	})
+	if len(spared) > 0 && total-n <= 4 {
+		return d.M("It concerns %d of the %d measured trials, all but %s.", n, total, d.Join{Sep: "; ", Parts: spared})
+	}
+	if total == n {
+		return d.M("It concerns every measured trial (%d).", n)
+	}
+	return d.M("It concerns %d of the %d measured trials; the appendix marks each of their lines with (!).", n, total)
+}
+
+// trialsWhere lists the trials pick keeps.
+func (b *builder) trialsWhere(pick func(*plan.Trial) bool) []*plan.Trial {
+	var out []*plan.Trial
+	for _, t := range b.a.Plan.Trials {
+		if pick(t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// trialGroups names the trials pick keeps, grouped by step.
+func (b *builder) trialGroups(pick func(*plan.Trial) bool) (groups []d.Text) {
 	var step string
 	var cur []d.Text
 	flush := func() {
@@ -43,28 +101,21 @@ func (b *builder) runsWith(code string) (groups []d.Text, n int, first decide.Wa
 		cur = nil
 	}
 	for _, t := range b.a.Plan.Trials {
-		for _, w := range b.warn[t.Key] {
-			if w.Code != code {
-				continue
-			}
-			if n == 0 {
-				first = w
-			}
-			n++
-			if t.Step != step {
-				flush()
-				step = t.Step
-			}
-			name := b.variantName(t)
-			if t.Profile != b.s.Objective.Profile || t.Step == "validate" {
-				name = d.Sentences(name, d.Paren{Text: ProfileTitle(b.s, t.Profile)})
-			}
-			cur = append(cur, name)
-			break
+		if !pick(t) {
+			continue
 		}
+		if t.Step != step {
+			flush()
+			step = t.Step
+		}
+		name := b.variantName(t)
+		if t.Profile != b.s.Objective.Profile || t.Step == "validate" {
+			name = d.Sentences(name, d.Paren{Text: ProfileTitle(b.s, t.Profile)})
+		}
+		cur = append(cur, name)
 	}
 	flush()
-	return groups, n, first
+	return groups
 }
 
 // variantName is a trial's option as the page calls it; the validation
