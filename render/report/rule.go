@@ -1,6 +1,7 @@
 package report
 
 import (
+	"servelab.dev/execute/decide"
 	"servelab.dev/execute/record"
 	d "servelab.dev/render/document"
 )
@@ -13,7 +14,7 @@ func (b *builder) rule(k *sink) {
 	k.add(d.List{Items: []d.Text{
 		d.M("A variant is adopted when it beats the current configuration by more than %s and, where the records give a noise estimate, significantly at the %s level; otherwise the current configuration stays (no significant difference is written ~).",
 			pct(o.MinGain), pct(o.Confidence)),
-		d.M("Every run of a configuration at a load is pooled, whichever step or repeat planned it. With per-request samples on both sides, the interval is a bootstrap of the ratio (%d resamples, drawing runs and then requests with replacement, with a fixed seed); with run summaries only and three runs a side or more, a t interval on the logarithms of the run values, so no interval of a latency or throughput reaches zero. Fewer than three runs a side without samples give no noise estimate, and two runs are shown as their two values.", o.Resamples),
+		b.intervalRule(),
 		d.M("A run that failed more than %s of its requests is invalid: it is never adopted, and the page names it with its failures.", pct(o.MaxFailed)),
 		d.M("A step is decided only when every planned repeat of its trials has a record."),
 	}})
@@ -67,4 +68,28 @@ func (b *builder) hasKind(kind string) bool {
 		}
 	}
 	return false
+}
+
+// intervalRule says how the page's intervals were computed, naming only
+// the methods its comparisons used: a page of run summaries does not
+// describe a bootstrap of samples it does not have.
+func (b *builder) intervalRule() d.Text {
+	used := map[string]bool{}
+	for _, st := range b.a.Steps {
+		if c := st.Comparison; c != nil && c.Interval != nil {
+			used[c.Method] = true
+		}
+	}
+	for _, r := range b.a.Validation {
+		if r.Interval != nil {
+			used[r.Method] = true
+		}
+	}
+	if used[decide.MethodBootstrap] {
+		return d.M("Every run of a configuration at a load is pooled, whichever step or repeat planned it. With per-request samples on both sides, the interval is a bootstrap of the ratio (%d resamples, drawing runs and then requests with replacement, with a fixed seed); with run summaries only and three runs a side or more, a t interval on the logarithms of the run values, so no interval of a latency or throughput reaches zero. Fewer than three runs a side without samples give no noise estimate, and two runs are shown as their two values.", b.a.Objective.Resamples)
+	}
+	if used[decide.MethodRuns] {
+		return d.M("Every run of a configuration at a load is pooled, whichever step or repeat planned it. The records hold run summaries, not per-request samples: with three runs a side or more, the interval is a t interval on the logarithms of the run values, so no interval of a latency or throughput reaches zero; fewer runs give no noise estimate, and two runs are shown as their two values.")
+	}
+	return d.M("Every run of a configuration at a load is pooled, whichever step or repeat planned it. The records hold run summaries, not per-request samples, and no comparison has three runs a side, so the page gives no intervals: two runs are shown as their two values, and a single run is a single measurement.")
 }
