@@ -24,6 +24,8 @@ func EngineName(kind string) string {
 		return "SGLang"
 	case "trtllm":
 		return "TensorRT-LLM"
+	case "llamacpp":
+		return "llama.cpp"
 	}
 	return kind
 }

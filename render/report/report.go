@@ -172,7 +172,11 @@ func (b *builder) setup(k *sink) {
 	var engines []d.Text
 	for _, name := range slices.Sorted(maps.Keys(s.Engines)) {
 		e := s.Engines[name]
-		engines = append(engines, d.Join{Sep: " ", Parts: []d.Text{d.Lit(EngineName(e.Kind)), d.Code(e.Version)}})
+		t := d.Text(d.Join{Sep: " ", Parts: []d.Text{d.Lit(EngineName(e.Kind)), d.Code(e.Version)}})
+		if build := b.engineBuild(e.Kind); build != "" {
+			t = d.M("%s; the engine reported its build as %s", t, d.Code(build))
+		}
+		engines = append(engines, t)
 	}
 	k.add(d.List{Items: engines})
 }
@@ -202,4 +206,24 @@ func (w withLoad) In(p *i18n.Printer, f d.Format) string {
 		return t + d.Paren{Text: w.load}.In(p, f)
 	}
 	return t + " " + d.Paren{Text: w.load}.In(p, f)
+}
+
+// engineBuild is what the engine of kind said of its own build in the
+// page's records, when they all say the same; a study's version string
+// is the author's label, the build line is the binary's.
+func (b *builder) engineBuild(kind string) string {
+	seen := ""
+	for _, runs := range b.runs {
+		for _, r := range runs {
+			got := r.Provenance.EngineBuild
+			switch {
+			case r.Trial.Engine.Kind != kind || got == "":
+			case seen == "":
+				seen = got
+			case seen != got:
+				return ""
+			}
+		}
+	}
+	return seen
 }
