@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	d "servelab.dev/render/document"
@@ -25,13 +26,13 @@ func (b *builder) method() []d.Block {
 	shared := false
 	for _, name := range b.profilesUsed() {
 		if p := s.Profiles[name]; p.Dataset != nil {
-			own = append(own, d.Para{Text: d.M("Profile %s: %s.", ProfileTitle(s, name), datasetText(s.DatasetOf(p)))})
+			own = append(own, d.Para{Text: d.M("Profile %s: %s.", ProfileTitle(s, name), datasetText(s.DatasetOf(p), bm))})
 		} else {
 			shared = true
 		}
 	}
 	if shared {
-		k.add(d.Para{Text: d.M("Client: %s, driving the %s endpoint with streamed responses. Dataset: %s.", client, d.Code(endpoint(bm.API)), datasetText(bm.Dataset))})
+		k.add(d.Para{Text: d.M("Client: %s, driving the %s endpoint with streamed responses. Dataset: %s.", client, d.Code(endpoint(bm.API)), datasetText(bm.Dataset, bm))})
 	} else {
 		k.add(d.Para{Text: d.M("Client: %s, driving the %s endpoint with streamed responses.", client, d.Code(endpoint(bm.API)))})
 	}
@@ -65,10 +66,10 @@ func endpoint(api string) string {
 	return "/v1/chat/completions"
 }
 
-func datasetText(ds schema.Dataset) d.Text {
+func datasetText(ds schema.Dataset, bm schema.Benchmark) d.Text {
 	switch ds.Name {
 	case "random":
-		return d.M("random token ids, %d input and %d output tokens", ds.InputLen, ds.OutputLen)
+		return randomText(ds, bm)
 	case "prefix-repetition":
 		return d.M("prefix repetition: %d random prefixes of %d tokens, each request one of them and %d tokens of its own, %d output tokens", ds.Prefixes, ds.PrefixLen, ds.SuffixLen, ds.OutputLen)
 	case "mooncake":
@@ -160,4 +161,39 @@ func timeScale(p schema.Profile) float64 {
 		return 1
 	}
 	return p.TimeScale
+}
+
+// randomText is a random dataset as the client sends it: token ids to
+// the completions endpoint; to a chat endpoint, servelab's client sends
+// English words sized with the engine's tokenizer and the peers' clients
+// decode the ids to text (token ids cannot travel in a chat message);
+// lengths drawn uniformly within the range ratio, after the
+// prefix every request shares.
+func randomText(ds schema.Dataset, bm schema.Benchmark) d.Text {
+	span := func(l int) d.Text {
+		lo, hi := int(math.Floor(float64(l)*(1-ds.RangeRatio))), int(math.Ceil(float64(l)*(1+ds.RangeRatio)))
+		if ds.RangeRatio == 0 || lo == hi {
+			return d.Lit(itoa(l))
+		}
+		return d.Join{Parts: []d.Text{d.Num{V: float64(max(1, lo))}, d.Lit("–"), d.Num{V: float64(hi)}}}
+	}
+	as := d.M("random token ids")
+	switch {
+	case bm.API == "completions":
+	case bm.Client.Name == "builtin":
+		as = d.M("random English words, each prompt sized with the engine's tokenizer to its token count")
+	default:
+		as = d.M("random token ids decoded to text")
+	}
+	parts := []d.Text{d.M("%s, %s input and %s output tokens", as, span(ds.InputLen), span(ds.OutputLen))}
+	if ds.RangeRatio > 0 {
+		parts = append(parts, d.M("each length drawn uniformly from its range"))
+	}
+	if ds.PrefixLen > 0 {
+		parts = append(parts, d.M("every prompt starts with the same %d tokens", ds.PrefixLen))
+	}
+	if bm.Output.IgnoreEOS {
+		parts = append(parts, d.M("generation ignores end-of-sequence, so every request produces its full output length"))
+	}
+	return d.Join{Sep: "; ", Parts: parts}
 }
