@@ -229,7 +229,7 @@ func invalidText(s *schema.Study, iv decide.InvalidRun) d.Text {
 
 func comparison(m string, a, b d.Text, c *decide.Comparison, noTPOT bool) d.Text {
 	name := MetricName(m)
-	parts := []d.Text{d.M("%s: %s = %s; %s: %s = %s.", a, name, value(m, c.ValueA), b, name, value(m, c.ValueB))}
+	parts := []d.Text{d.M("%s: %s is %s, against %s for %s.", a, name, value(m, c.ValueA), value(m, c.ValueB), b)}
 	// The difference of the figures as printed, so that the sentence's
 	// arithmetic holds for a reader who checks it.
 	diff := shown(m, c.ValueA) - shown(m, c.ValueB)
@@ -266,9 +266,9 @@ func pairText(name string, p *decide.Pair) d.Text {
 	ms := func(v float64) d.Text { return d.N(v, "ms") }
 	diff := shown("ttft.mean", p.A) - shown("ttft.mean", p.B)
 	if diff <= 0 {
-		return d.M("%s = %s vs %s, reduced by %s (%s)", d.Lit(name), ms(p.A), ms(p.B), ms(-diff), RatioText("ttft.mean", p.Ratio))
+		return d.M("%s %s against %s, shorter by %s (%s)", d.Lit(name), ms(p.A), ms(p.B), ms(-diff), RatioText("ttft.mean", p.Ratio))
 	}
-	return d.M("%s = %s vs %s, increased by %s (%s)", d.Lit(name), ms(p.A), ms(p.B), ms(diff), RatioText("ttft.mean", p.Ratio))
+	return d.M("%s %s against %s, longer by %s (%s)", d.Lit(name), ms(p.A), ms(p.B), ms(diff), RatioText("ttft.mean", p.Ratio))
 }
 
 // shown is v as value prints it (two decimals in the metric's printed
