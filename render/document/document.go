@@ -48,7 +48,7 @@ func String(t Text, p *i18n.Printer) string { return Print(t, p, Plain) }
 // Print is t in p's language and format f, as a writer puts it on the
 // page: a title mark that no enclosing text consumed is dropped.
 func Print(t Text, p *i18n.Printer, f Format) string {
-	return strings.ReplaceAll(t.In(p, f), titleStart, "")
+	return marks.Replace(t.In(p, f))
 }
 
 // Msg is a catalog message; its arguments that are Texts are printed in
@@ -67,8 +67,8 @@ func (m Msg) In(p *i18n.Printer, f Format) string {
 		switch a := a.(type) {
 		case Prose:
 			args[i] = a.In(p, f)
-			if p.Lang() == "ru" {
-				args[i] = titleStart + args[i].(string)
+			if p.Lang() != "zh" {
+				args[i] = titleStart + args[i].(string) + titleEnd
 			}
 		case Text:
 			args[i] = a.In(p, f)
@@ -81,40 +81,62 @@ func (m Msg) In(p *i18n.Printer, f Format) string {
 	return lowerInside(p.T(m.Key, args...))
 }
 
-// titleStart marks where a study's title begins inside a message.
-const titleStart = "\x02"
+// titleStart and titleEnd mark a study's title inside a message.
+const titleStart, titleEnd = "\x02", "\x03"
+
+var marks = strings.NewReplacer(titleStart, "", titleEnd, "")
 
 // lowerInside lowers the first letter of each marked title that the
-// message places inside a sentence: Russian capitalises only a
-// sentence's first word ("Принято: веса FP8"), where a title on its own
-// (a heading, a table cell) keeps its capital. A word whose second
-// letter is a capital too (an acronym, "SGLang") keeps its case, and so
-// does a title in quotation marks.
+// message places inside a sentence, where the languages write a common
+// noun in lower case ("at concurrency 8", "Принято: веса FP8"); a title
+// on its own (a heading, a table cell) keeps its capital, and so does
+// one after a full stop or in quotation marks. English lowers only a
+// title in sentence case (no other word capitalised: "Choosing the
+// Inference Engine" stays); Russian its first word unless that is an
+// acronym or a name ("SGLang", "ShareGPT").
 func lowerInside(s string) string {
 	var b strings.Builder
 	for {
 		i := strings.Index(s, titleStart)
-		if i < 0 {
+		j := strings.Index(s[max(i, 0):], titleEnd) + max(i, 0)
+		if i < 0 || j < i {
 			b.WriteString(s)
 			return b.String()
 		}
 		b.WriteString(s[:i])
-		s = s[i+len(titleStart):]
+		title := s[i+len(titleStart) : j]
+		s = s[j+len(titleEnd):]
 		before := strings.TrimRight(b.String(), " ")
 		if before == "" {
 			// An enclosing text decides ("Итог: " + this message).
-			b.WriteString(titleStart)
+			b.WriteString(titleStart + title + titleEnd)
 			continue
 		}
-		r, n := utf8.DecodeRuneInString(s)
-		next, _ := utf8.DecodeRuneInString(s[n:])
 		last, _ := utf8.DecodeLastRuneInString(before)
-		start := strings.ContainsRune(".!?\n«\"", last)
-		if !start && unicode.Is(unicode.Cyrillic, r) && unicode.IsUpper(r) && unicode.IsLower(next) {
-			b.WriteRune(unicode.ToLower(r))
-			s = s[n:]
+		if strings.ContainsRune(".!?\n«\"", last) {
+			b.WriteString(title)
+			continue
+		}
+		b.WriteString(lowerFirst(title))
+	}
+}
+
+// lowerFirst is title with its first letter lowered, where the title's
+// language writes it so inside a sentence.
+func lowerFirst(title string) string {
+	r, n := utf8.DecodeRuneInString(title)
+	word, _, _ := strings.Cut(title[n:], " ")
+	if !unicode.IsUpper(r) || word == "" || strings.IndexFunc(word, func(c rune) bool { return !unicode.IsLower(c) && unicode.IsLetter(c) }) >= 0 {
+		return title // an acronym or a name written in capitals ("SGLang", "ShareGPT")
+	}
+	if !unicode.Is(unicode.Cyrillic, r) {
+		for _, w := range strings.Fields(title)[1:] {
+			if c, _ := utf8.DecodeRuneInString(w); unicode.IsUpper(c) {
+				return title
+			}
 		}
 	}
+	return string(unicode.ToLower(r)) + title[n:]
 }
 
 // Lit is text that is the same in every language: numbers, names, ids.
@@ -180,7 +202,7 @@ func (l Link) In(p *i18n.Printer, f Format) string { return f.Link(l.Text.In(p, 
 type Cap struct{ Text Text }
 
 func (c Cap) In(p *i18n.Printer, f Format) string {
-	s := strings.TrimPrefix(c.Text.In(p, f), titleStart)
+	s := marks.Replace(c.Text.In(p, f))
 	for i, r := range s {
 		return string(unicode.ToUpper(r)) + s[i+utf8.RuneLen(r):]
 	}
