@@ -48,7 +48,7 @@ func (c *checker) flagWrites(knobs Knobs, args Args, engine string) []flagWrite 
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(knobs)) {
-		c.knobWrites(t, e.Def.Knobs[k], k, knobs[k], add)
+		knobWrites(t, e.Def.Knobs[k], k, knobs[k], add)
 	}
 	for _, name := range slices.Sorted(maps.Keys(args)) {
 		if b, ok := args[name].(bool); !ok || b { // false writes nothing
@@ -59,7 +59,7 @@ func (c *checker) flagWrites(knobs Knobs, args Args, engine string) []flagWrite 
 }
 
 // knobWrites calls add for each flag knob k's mapping m writes for v.
-func (c *checker) knobWrites(t *FlagTable, m KnobFlag, k string, v any, add func(via, name string, v any)) {
+func knobWrites(t *FlagTable, m KnobFlag, k string, v any, add func(via, name string, v any)) {
 	switch {
 	case m.Refuse != "":
 	case m.Flag != "":
