@@ -207,6 +207,7 @@ func (c *checker) variants(parts []any, st Step, vs []Variant, engines []string)
 		}
 		if len(engines) == 1 {
 			c.noops(at(vp, "knobs"), v.Knobs, engines[0])
+			c.defaultEquals(vp, st.ID, v, engines[0])
 		}
 		switch {
 		case len(v.Args) == 0:

@@ -67,6 +67,15 @@ type FlagSpec struct {
 	Since    string   `json:"since,omitempty"`
 	Until    string   `json:"until,omitempty"`
 	Note     string   `json:"note,omitempty"`
+	// Default is the value the parser takes when the flag is not given,
+	// as it would be written on the command line ("0.9", "f16", "true"),
+	// set only where the source above holds it as a literal; DefaultFrom
+	// is the path of the source it was read in (one of Sources, needed
+	// when there are several). DefaultNote says why a default is unknown
+	// (computed from the GPU, the model or the entry point).
+	Default     string `json:"default,omitempty"`
+	DefaultFrom string `json:"defaultFrom,omitempty"`
+	DefaultNote string `json:"defaultNote,omitempty"`
 }
 
 // In reports whether version v lies in the entry's range.
@@ -123,6 +132,9 @@ func ParseFlagTable(b []byte) (*FlagTable, error) {
 		default:
 			return nil, fmt.Errorf("flag %s: type %q (want string, int, float, bool or json)", f.Name, f.Type)
 		}
+		if err := t.checkDefault(f); err != nil {
+			return nil, fmt.Errorf("flag %s: %w", f.Name, err)
+		}
 		for _, n := range append([]string{f.Name}, f.Aliases...) {
 			for _, j := range t.byName[n] {
 				if overlap(t.Flags[j], f) {
@@ -133,6 +145,80 @@ func ParseFlagTable(b []byte) (*FlagTable, error) {
 		}
 	}
 	return &t, nil
+}
+
+// checkDefault refuses a default the parser would not accept (so a
+// study could never write it) and one that names no source.
+func (t *FlagTable) checkDefault(f FlagSpec) error {
+	if f.Default == "" {
+		if f.DefaultFrom != "" {
+			return fmt.Errorf("defaultFrom without a default")
+		}
+		return nil
+	}
+	if f.DefaultNote != "" {
+		return fmt.Errorf("both a default and a defaultNote (a note says why the default is unknown)")
+	}
+	if f.Type == "json" {
+		return fmt.Errorf("a default for a json flag: values are not compared")
+	}
+	if _, err := t.DefaultSource(f); err != nil {
+		return err
+	}
+	if msg := f.CheckValue(parseDefault(f), false); msg != "" {
+		return fmt.Errorf("default %q: %s", f.Default, msg)
+	}
+	return nil
+}
+
+// DefaultSource is the source f's default was read in.
+func (t *FlagTable) DefaultSource(f FlagSpec) (FlagSource, error) {
+	for _, s := range t.Sources {
+		if s.Path == f.DefaultFrom || (f.DefaultFrom == "" && len(t.Sources) == 1) {
+			return s, nil
+		}
+	}
+	if f.DefaultFrom == "" {
+		return FlagSource{}, fmt.Errorf("a default needs defaultFrom: the table has %d sources", len(t.Sources))
+	}
+	return FlagSource{}, fmt.Errorf("defaultFrom %q is not the path of a source", f.DefaultFrom)
+}
+
+// parseDefault is a default as the value a study would write for it.
+func parseDefault(f FlagSpec) any {
+	switch f.Type {
+	case "bool":
+		if b, err := strconv.ParseBool(f.Default); err == nil {
+			return b
+		}
+	case "int", "float":
+		if n, err := strconv.ParseFloat(f.Default, 64); err == nil {
+			return n
+		}
+	}
+	return f.Default
+}
+
+// SameValue reports whether v, a value a study writes for f, is the
+// value s as the parser reads it: "0.90" is 0.9, a switch written is
+// "true".
+func (f FlagSpec) SameValue(v any, s string) bool {
+	switch f.Type {
+	case "int", "float":
+		want, err := strconv.ParseFloat(s, 64)
+		n, ok := Number(v)
+		if str, isStr := v.(string); isStr {
+			var perr error
+			n, perr = strconv.ParseFloat(str, 64)
+			ok = perr == nil
+		}
+		return err == nil && ok && n == want
+	case "bool":
+		b, ok := v.(bool)
+		want, err := strconv.ParseBool(s)
+		return ok && err == nil && b == want
+	}
+	return valueString(v) == s
 }
 
 func overlap(a, b FlagSpec) bool {

@@ -227,6 +227,13 @@ func TestFlagTableErrors(t *testing.T) {
 		{`{"engine":"x","flagPrefix":"--","flags":[{"name":"a","type":"int"},{"name":"a","type":"int","since":"1.0"}]}`, "listed twice"},
 		{`{"engine":"x","flagPrefix":"--","flags":[],"extra":1}`, "unknown field"},
 		{`{"flagPrefix":"--"}`, "engine and flagPrefix"},
+		{`{"engine":"x","flagPrefix":"--","sources":[{"path":"p"}],"flags":[{"name":"a","type":"int","default":"0.5"}]}`, `default "0.5": takes an integer`},
+		{`{"engine":"x","flagPrefix":"--","sources":[{"path":"p"}],"flags":[{"name":"a","type":"string","choices":["on","off"],"default":"auto"}]}`, "invalid choice"},
+		{`{"engine":"x","flagPrefix":"--","sources":[{"path":"p"}],"flags":[{"name":"a","type":"bool","default":"yes"}]}`, "a switch"},
+		{`{"engine":"x","flagPrefix":"--","sources":[{"path":"p"},{"path":"q"}],"flags":[{"name":"a","type":"int","default":"1"}]}`, "needs defaultFrom"},
+		{`{"engine":"x","flagPrefix":"--","sources":[{"path":"p"}],"flags":[{"name":"a","type":"int","default":"1","defaultFrom":"r"}]}`, `defaultFrom "r"`},
+		{`{"engine":"x","flagPrefix":"--","sources":[{"path":"p"}],"flags":[{"name":"a","type":"int","default":"1","defaultNote":"n"}]}`, "both a default"},
+		{`{"engine":"x","flagPrefix":"--","flags":[{"name":"a","type":"int","defaultFrom":"p"}]}`, "defaultFrom without"},
 	} {
 		if _, err := ParseFlagTable([]byte(c.json)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("ParseFlagTable(%s) = %v, want an error with %q", c.json, err, c.want)
@@ -235,6 +242,54 @@ func TestFlagTableErrors(t *testing.T) {
 	ok := `{"engine":"x","flagPrefix":"--","flags":[{"name":"a","type":"int","until":"1.0"},{"name":"a","type":"string","since":"1.0"}]}`
 	if _, err := ParseFlagTable([]byte(ok)); err != nil {
 		t.Errorf("disjoint ranges refused: %v", err)
+	}
+}
+
+// A value a study writes matches a default as the parser reads both.
+func TestSameValue(t *testing.T) {
+	for _, c := range []struct {
+		typ  string
+		v    any
+		def  string
+		same bool
+	}{
+		{"float", 0.9, "0.90", true},
+		{"float", "0.9", "0.90", true},
+		{"float", 0.95, "0.9", false},
+		{"int", int64(2048), "2048", true},
+		{"int", 2048.0, "2048", true},
+		{"int", 1024.0, "2048", false},
+		{"bool", true, "true", true},
+		{"bool", false, "true", false},
+		{"bool", "true", "true", false}, // a switch is written as a bool
+		{"string", "f16", "f16", true},
+		{"string", "q8_0", "f16", false},
+	} {
+		if got := (FlagSpec{Type: c.typ}).SameValue(c.v, c.def); got != c.same {
+			t.Errorf("%s %v against default %q: same %v, want %v", c.typ, c.v, c.def, got, c.same)
+		}
+	}
+}
+
+// The llama.cpp table carries the defaults read by hand, each with its
+// source, and notes where the default is not a value one could write.
+func TestFlagTableDefaults(t *testing.T) {
+	tables, err := LoadFlagTables()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ll := tables["llamacpp"]
+	for name, want := range map[string]string{"cache-ram": "8192", "batch-size": "2048", "cache-type-k": "f16", "flash-attn": "auto", "cont-batching": "true"} {
+		f, _, ok, _ := ll.Lookup(name, "0.4.0")
+		src, err := ll.DefaultSource(f)
+		if !ok || f.Default != want || err != nil || src.Path != "common/common.h" {
+			t.Errorf("llamacpp %s: default %q from %q (%v), want %q from common/common.h", name, f.Default, src.Path, err, want)
+		}
+	}
+	for _, name := range []string{"parallel", "ctx-size"} {
+		if f, _, _, _ := ll.Lookup(name, "0.4.0"); f.Default != "" || f.DefaultNote == "" {
+			t.Errorf("llamacpp %s: default %q, note %q; want none, with a note", name, f.Default, f.DefaultNote)
+		}
 	}
 }
 

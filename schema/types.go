@@ -52,6 +52,9 @@ type Study struct {
 	KnobOrder []string `json:"-"`
 	// Warnings are what vet found doubtful but not wrong.
 	Warnings List `json:"-"`
+	// DefaultEquals are the variants vet warned write an engine's
+	// default, for the report.
+	DefaultEquals []DefaultEqual `json:"-"`
 }
 
 // Model is the served model and its alternative checkpoints.

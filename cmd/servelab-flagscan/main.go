@@ -2,7 +2,8 @@
 // source declares (argparse add_argument, click options) as flag-table
 // entries, for a new schema/flags/<kind>.json or a new engine version,
 // and lists on stderr every flag whose type or choices the source does
-// not state literally: those are finished by hand.
+// not state literally, and every default written as an expression:
+// those are finished by hand.
 //
 //	servelab-flagscan arg_utils.py cli_args.py > flags.json
 package main
@@ -34,6 +35,9 @@ func main() {
 		flags = append(flags, r.Flags...)
 		for _, name := range slices.Sorted(maps.Keys(r.Unresolved)) {
 			fmt.Fprintf(os.Stderr, "%s: --%s: unresolved: %s\n", file, name, r.Unresolved[name])
+		}
+		for _, name := range slices.Sorted(maps.Keys(r.NoDefault)) {
+			fmt.Fprintf(os.Stderr, "%s: --%s: default not a literal: %s\n", file, name, r.NoDefault[name])
 		}
 	}
 	enc := json.NewEncoder(os.Stdout)

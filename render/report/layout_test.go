@@ -240,3 +240,21 @@ func TestGoldenPagesUseGlossary(t *testing.T) {
 		}
 	}
 }
+
+// An option vet warned writes the engine's default is named in one
+// warning callout, with the default's source, in every language.
+func TestDefaultEqualWarning(t *testing.T) {
+	s, a, runs := seed(t, studies[1])
+	src := schema.FlagSource{Repo: "sgl-project/sglang", Path: "python/sglang/srt/server_args.py", Commit: "0123456789abcdef0123456789abcdef01234567"}
+	s.DefaultEquals = []schema.DefaultEqual{{Step: "cuda-graph-max-bs", Variant: "8", Flag: "--schedule-policy", Value: "fcfs", Engine: "sglang", Version: "v0.5.3.post3", Source: src}}
+	doc := Build(s, a, runs)
+	want := map[string]string{"en": "this option measures the configuration it is compared with again", "zh": "只是把对照配置又测了一遍", "ru": "лишь заново измеряет конфигурацию"}
+	for _, lang := range i18n.Codes() {
+		var md bytes.Buffer
+		markdown.Write(&md, doc, i18n.MustNew(lang), markdown.Options{})
+		page := md.String()
+		if strings.Count(page, want[lang]) != 1 || !strings.Contains(page, "`sgl-project/sglang@01234567:python/sglang/srt/server_args.py`") || !strings.Contains(page, "`--schedule-policy fcfs`") {
+			t.Errorf("%s: no warning of the default-equal option with its source", lang)
+		}
+	}
+}

@@ -16,6 +16,7 @@ func (b *builder) warnings() {
 	if b.s.Benchmark.Warmup == 0 && len(b.runs) > 0 {
 		notes = append(notes, d.Note{Warn: true, Cause: "warmup", Text: d.M("These runs had no warm-up requests: the first requests of each run include start-up effects (a single slow first request can move a mean).")})
 	}
+	notes = append(notes, b.defaultEquals()...) // about the study, before the runs' data
 	for _, code := range causes {
 		runs, n, first := b.runsWith(code)
 		if n == 0 {
@@ -28,6 +29,23 @@ func (b *builder) warnings() {
 	}
 	b.h(2, "warnings", d.M("Warnings about the data"))
 	b.doc.Add(notes...)
+}
+
+// defaultEquals is one callout naming the options vet warned write
+// the engine's own default: their runs measure the incumbent again, so
+// their figures are not the effect of a change.
+func (b *builder) defaultEquals() []d.Block {
+	var texts []d.Text
+	for _, w := range b.s.DefaultEquals {
+		option := d.M("%s: %s", b.stepTitle(w.Step), b.optionName(studyStep(b.s, w.Step), w.Variant))
+		texts = append(texts, d.M(
+			"%s sets %s, the default of %s %s (read from %s): this option measures the configuration it is compared with again; drop it or choose another value.",
+			option, d.Code(w.Flag+" "+w.Value), d.Lit(w.Engine), d.Lit(w.Version), d.Code(w.Source.Cite())))
+	}
+	if len(texts) == 0 {
+		return nil
+	}
+	return []d.Block{d.Note{Warn: true, Cause: "default-equal", Text: d.Sentences(texts...)}}
 }
 
 // runsWith lists the trials a lint code flags, grouped by step ("Step:

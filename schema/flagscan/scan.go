@@ -6,7 +6,10 @@
 // and reports every flag whose type or choices come from elsewhere
 // (vLLM's **kwargs["field"] from a config dataclass, choices computed at
 // run time) as unresolved, so a table built from it is finished by hand
-// and says so. It does not evaluate Python.
+// and says so. A default is kept only where the call writes a literal
+// (default=0.9, default="fcfs", a store_true switch's implied false);
+// one written as an expression is reported, never guessed. It does not
+// evaluate Python.
 package flagscan
 
 import (
@@ -23,6 +26,10 @@ type Result struct {
 	// Unresolved names each flag whose type or choices the call does not
 	// state literally, with what stood in their place.
 	Unresolved map[string]string
+	// NoDefault names each flag whose default the call gives as an
+	// expression (or through **kwargs), with that expression: it is
+	// left out, to be read where it is defined.
+	NoDefault map[string]string
 }
 
 var (
@@ -36,7 +43,7 @@ var (
 
 // Scan reads src.
 func Scan(src string) Result {
-	res := Result{Unresolved: map[string]string{}}
+	res := Result{Unresolved: map[string]string{}, NoDefault: map[string]string{}}
 	seen := map[string]bool{}
 	for _, loc := range callRE.FindAllStringIndex(src, -1) {
 		args, ok := callArgs(src, loc[1])
@@ -46,6 +53,9 @@ func Scan(src string) Result {
 		f, why := flagOf(args)
 		if f.Name == "" || seen[f.Name] {
 			continue
+		}
+		if expr := defaultOf(&f, args); expr != "" {
+			res.NoDefault[f.Name] = expr
 		}
 		seen[f.Name] = true
 		res.Flags = append(res.Flags, f)
@@ -146,4 +156,43 @@ func flagOf(args []string) (schema.FlagSpec, string) {
 		why = strings.TrimPrefix(why+"; type and choices from "+strings.TrimSpace(kw[strings.Index(kw, "**"):]), "; ")
 	}
 	return f, why
+}
+
+var (
+	defaultRE = regexp.MustCompile(`(?s)^\s*default\s*=\s*(.*?)\s*$`)
+	numberRE  = regexp.MustCompile(`^-?[0-9]+(\.[0-9]+)?([eE]-?[0-9]+)?$`)
+	quotedRE  = regexp.MustCompile(`^"([^"\\]*)"$|^'([^'\\]*)'$`)
+)
+
+// defaultOf sets f's default where the call writes it as a literal, as
+// it would be written on the command line, and returns the expression
+// it stands as otherwise. A store_true switch (or click's is_flag) with
+// no default is false; None is no default at all (the engine decides
+// later), so nothing is kept or reported.
+func defaultOf(f *schema.FlagSpec, args []string) string {
+	expr, given := "", false
+	for _, a := range args {
+		if m := defaultRE.FindStringSubmatch(a); m != nil {
+			expr, given = m[1], true
+		} else if strings.Contains(a, "**") && !given {
+			expr = strings.TrimSpace(a)
+		}
+	}
+	kw := strings.Join(args, ",")
+	switch m := quotedRE.FindStringSubmatch(expr); {
+	case !given && expr != "":
+		return "from " + expr
+	case !given && f.Type == "bool" && f.Negation == "" && (strings.Contains(kw, "store_true") || strings.Contains(kw, "is_flag=True")):
+		f.Default = "false"
+	case !given, expr == "None":
+	case expr == "True", expr == "False":
+		f.Default = strings.ToLower(expr)
+	case numberRE.MatchString(expr):
+		f.Default = expr
+	case m != nil:
+		f.Default = m[1] + m[2]
+	default:
+		return expr
+	}
+	return ""
 }
