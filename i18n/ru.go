@@ -368,7 +368,7 @@ var _ = register(Language{
 		"Draft: %s": "Черновик: %s",
 		"ratio %sx": "отношение %s",
 
-		// vet's warning of an option that writes the engine's default (issue #31).
+		// vet's warning of an option that writes the engine's default.
 		"%s sets %s, the default of %s %s (read from %s): this option measures the configuration it is compared with again; drop it or choose another value.": "%s задаёт %s — значение по умолчанию для %s %s (взято из %s): вариант лишь заново измеряет конфигурацию, с которой его сравнивают; уберите его или выберите другое значение.",
 	},
 	Plurals: map[string]Plural{

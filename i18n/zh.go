@@ -368,7 +368,7 @@ var _ = register(Language{
 		"Draft: %s": "草稿：%s",
 		"ratio %sx": "比值 %s",
 
-		// vet's warning of an option that writes the engine's default (issue #31).
+		// vet's warning of an option that writes the engine's default.
 		"%s sets %s, the default of %s %s (read from %s): this option measures the configuration it is compared with again; drop it or choose another value.": "%s 设置了 %s，即 %s %s 的默认值（取自 %s）：该选项与其对照配置并无不同，只是把对照配置又测了一遍；请删除它，或换一个取值。",
 	},
 	Plurals: map[string]Plural{
