@@ -43,4 +43,6 @@ var Terms = []Term{
 	{EN: "%d runs", Required: true},
 	{EN: "engine", Required: true},
 	{EN: "max-num-seqs"},
+	{EN: "quality guard"},
+	{EN: "token"},
 }
