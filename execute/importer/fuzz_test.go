@@ -35,7 +35,7 @@ func FuzzVLLMText(f *testing.F) {
 }
 
 func FuzzVLLMJSON(f *testing.F) {
-	fuzzFormat(f, "vllm-json", "vllm-result.json", "vllm-append.jsonl", "real/vllm-bench-serve-0.25.1.json")
+	fuzzFormat(f, "vllm-json", "vllm-result.json", "vllm-append.jsonl", "real/vllm-bench-serve-0.25.1.json", "real/vllm-bench-serve-all-failed-0.25.1.json")
 }
 
 func FuzzVLLMSweep(f *testing.F) {

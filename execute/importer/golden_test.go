@@ -28,6 +28,7 @@ var goldenFiles = []struct{ format, file string }{
 	{"vllm-text", "real/vllm-sweep-comments.sh"},
 	{"sglang-jsonl", "real/sglang-online-rates.jsonl"},
 	{"vllm-json", "real/vllm-bench-serve-0.25.1.json"},
+	{"vllm-json", "real/vllm-bench-serve-all-failed-0.25.1.json"},
 	{"vllm-sweep", "real/vllm-sweep-0.25.1-summary.json"},
 	{"vllm-sweep", "real/vllm-sweep-0.25.1-run0.json"},
 	{"sglang-text", "real/sglang-lora-rates.md"},

@@ -116,6 +116,7 @@ func Parse(format string, data []byte) ([]Result, error) {
 		if rs[i].Metrics.Failed == nil {
 			rs[i].note(NoteFailedUnknown)
 		}
+		noLatency(&rs[i].Metrics)
 		if err := rs[i].Metrics.Check(); err != nil {
 			return nil, entryErr(i, len(rs), fmt.Errorf("figures a record cannot hold: %w", err))
 		}
@@ -220,6 +221,20 @@ func entryErr(i, n int, err error) error {
 		return err
 	}
 	return fmt.Errorf("entry %d of %d: %w", i+1, n, err)
+}
+
+// noLatency: when no request completed, vLLM (0.25.1's all-failed
+// result) and SGLang write 0 for every latency statistic, which no
+// request measured; those stay unknown rather than latencies of 0 ms.
+func noLatency(m *record.Metrics) {
+	if m.Completed != 0 {
+		return
+	}
+	for _, d := range []**record.Dist{&m.Latency, &m.TTFT, &m.TPOT, &m.ITL} {
+		if allZero(*d) {
+			*d = nil
+		}
+	}
 }
 
 // allZero: every statistic the source gave is 0 (and it gave some).
