@@ -25,8 +25,12 @@ var _ = register(Format{Name: "vllm-sweep", Rank: 2, Parse: parseVLLMSweep, Snif
 //	                                        result's own: read as vllm-json
 //
 // and every other key as vllm-json (see parseVLLMJSON). summary.csv (the
-// whole sweep in pandas' CSV) is not read; `vllm bench sweep
-// serve_workload` writes the same folders and files.
+// whole sweep in pandas' CSV) is not read. `vllm bench sweep
+// serve_workload` (serve_workload.py at 24d6ea8afdb13ceee95b36645ba61a641f9a2f7f)
+// writes the same files through serve.py's run_comb, in folders named
+// …-WL-request_rate=N or …-WL-max_concurrency=N, the explored value
+// overriding the result key of that name; no public one was found to
+// test (testdata/real/SOURCE).
 //
 // Refused: an object without run_number (a plain --save-result file:
 // --format vllm-json), run_number -1 (the sweep's warm-up, warmup.json,
