@@ -165,7 +165,7 @@ FUZZ_TARGETS := \
 	./cmd/servelab-sim:FuzzParseArgs \
 	./execute/record:FuzzDecode ./execute/record:FuzzDecodeSamples ./execute/store:FuzzLoadFile \
 	./execute/engine:FuzzParseIdentity ./render/outdir:FuzzMarker ./execute/load:FuzzStream ./execute/load:FuzzParseChunk ./execute/load:FuzzBody ./execute/load:FuzzResponse ./execute/load:FuzzParseMetrics \
-	./execute/importer:FuzzVLLMText ./execute/importer:FuzzVLLMJSON ./execute/importer:FuzzGuideLLM ./execute/importer:FuzzSGLang \
+	./execute/importer:FuzzVLLMText ./execute/importer:FuzzVLLMJSON ./execute/importer:FuzzVLLMSweep ./execute/importer:FuzzGuideLLM ./execute/importer:FuzzSGLang \
 	./execute/importer:FuzzSGLangText ./execute/importer:FuzzAIPerf ./execute/importer:FuzzInferencePerf ./execute/importer:FuzzDetect \
 	./render/markdown:FuzzEscapeReadsBack \
 	./execute/slurm:FuzzParseSqueue ./execute/slurm:FuzzParseSubmit ./execute/slurm:FuzzParseSacct \

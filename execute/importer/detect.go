@@ -12,10 +12,12 @@ import (
 const Auto = "auto"
 
 // sample is what the sniffers look at: the file, and the top-level keys
-// of its first JSON object when it begins like JSON.
+// of its first JSON object when it begins like JSON: the file's own, or
+// its first item's when it is a list (vllm bench sweep's summary.json).
 type sample struct {
 	data []byte
-	json bool
+	json bool // an object
+	list bool // a list
 	keys map[string]bool
 }
 
@@ -23,11 +25,18 @@ func newSample(data []byte) *sample {
 	s := &sample{data: data}
 	trimmed := bytes.TrimLeft(data, " \t\r\n\ufeff")
 	s.json = len(trimmed) > 0 && trimmed[0] == '{'
-	if !s.json {
+	s.list = len(trimmed) > 0 && trimmed[0] == '['
+	if !s.json && !s.list {
 		return s
 	}
+	dec := json.NewDecoder(bytes.NewReader(quoteNonFinite(trimmed)))
+	if s.list {
+		if _, err := dec.Token(); err != nil {
+			return s
+		}
+	}
 	var first map[string]json.RawMessage
-	if json.NewDecoder(bytes.NewReader(quoteNonFinite(trimmed))).Decode(&first) == nil {
+	if dec.Decode(&first) == nil {
 		s.keys = map[string]bool{}
 		for k := range first {
 			s.keys[k] = true
@@ -66,8 +75,16 @@ func sglangJSON(s *sample) bool {
 	return s.has("server_info") || s.has("mean_e2e_latency_ms") || s.has("total_output_tokens_retokenized")
 }
 
-func sniffVLLMJSON(s *sample) bool {
-	return s.json && s.has("completed") && !sglangJSON(s) && (s.has("num_prompts") || s.has("model_id") || s.has("mean_ttft_ms"))
+func vllmObject(s *sample) bool {
+	return s.has("completed") && !sglangJSON(s) && (s.has("num_prompts") || s.has("model_id") || s.has("mean_ttft_ms"))
+}
+
+// A sweep's run is a vllm-json object with run_number added; its
+// summary.json is a list of them.
+func sniffVLLMJSON(s *sample) bool { return s.json && vllmObject(s) && !s.has("run_number") }
+
+func sniffVLLMSweep(s *sample) bool {
+	return (s.json || s.list) && vllmObject(s) && s.has("run_number")
 }
 
 func sniffSGLangJSON(s *sample) bool { return s.json && s.has("completed") && sglangJSON(s) }

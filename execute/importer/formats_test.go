@@ -9,7 +9,7 @@ import (
 // Every format is registered once, listed in rank order, and the only
 // names Parse accepts.
 func TestFormats(t *testing.T) {
-	want := []string{"vllm-text", "vllm-json", "sglang-text", "sglang-jsonl", "guidellm", "aiperf-json", "inference-perf"}
+	want := []string{"vllm-text", "vllm-json", "vllm-sweep", "sglang-text", "sglang-jsonl", "guidellm", "aiperf-json", "inference-perf"}
 	if got := Formats(); !reflect.DeepEqual(got, want) {
 		t.Errorf("Formats() = %v, want %v", got, want)
 	}

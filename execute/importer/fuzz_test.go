@@ -35,7 +35,11 @@ func FuzzVLLMText(f *testing.F) {
 }
 
 func FuzzVLLMJSON(f *testing.F) {
-	fuzzFormat(f, "vllm-json", "vllm-result.json", "vllm-append.jsonl")
+	fuzzFormat(f, "vllm-json", "vllm-result.json", "vllm-append.jsonl", "real/vllm-bench-serve-0.25.1.json", "real/vllm-bench-serve-all-failed-0.25.1.json")
+}
+
+func FuzzVLLMSweep(f *testing.F) {
+	fuzzFormat(f, "vllm-sweep", "real/vllm-sweep-0.25.1-summary.json", "real/vllm-sweep-0.25.1-run0.json")
 }
 
 func FuzzGuideLLM(f *testing.F) {
@@ -48,7 +52,7 @@ func FuzzSGLang(f *testing.F) {
 }
 
 func FuzzSGLangText(f *testing.F) {
-	fuzzFormat(f, "sglang-text", "sglang-bench.log", "sglang-printed.txt")
+	fuzzFormat(f, "sglang-text", "sglang-bench.log", "sglang-printed.txt", "real/sglang-lora-rates.md")
 }
 
 func FuzzAIPerf(f *testing.F) {

@@ -1,6 +1,7 @@
 // Package importer reads the output of other benchmark tools into
 // servelab metrics: `vllm bench serve`'s printed blocks (vllm-text) and
-// its --save-result JSON (vllm-json), SGLang bench_serving's printed
+// its --save-result JSON (vllm-json), the run=N.json and summary.json
+// `vllm bench sweep serve` writes (vllm-sweep), SGLang bench_serving's printed
 // block (sglang-text) and JSONL (sglang-jsonl), guidellm's
 // benchmarks.json or .yaml (guidellm, layouts v0.2 to v0.7), AIPerf's
 // profile_export_aiperf.json (aiperf-json) and inference-perf's
@@ -65,6 +66,10 @@ type Result struct {
 	// which seed 000's tool used for the observed peak.
 	capStated bool
 	Kind      string // load kind the file states: constant, poisson, concurrency
+	// SweepRun is the run_number vllm bench sweep gave the run (its
+	// replicates of one combination share every other label); nil
+	// elsewhere.
+	SweepRun *int
 	// Precision is the rounding of the figures (0.01 for printed blocks).
 	Precision float64
 	// Notes are what the import noticed; they go into the record.
@@ -111,6 +116,7 @@ func Parse(format string, data []byte) ([]Result, error) {
 		if rs[i].Metrics.Failed == nil {
 			rs[i].note(NoteFailedUnknown)
 		}
+		noLatency(&rs[i].Metrics)
 		if err := rs[i].Metrics.Check(); err != nil {
 			return nil, entryErr(i, len(rs), fmt.Errorf("figures a record cannot hold: %w", err))
 		}
@@ -139,6 +145,9 @@ func (r *Result) Label() string {
 	case r.NoCap:
 		parts = append(parts, "no concurrency cap")
 	}
+	if r.SweepRun != nil {
+		parts = append(parts, fmt.Sprintf("run %d", *r.SweepRun))
+	}
 	parts = append(parts, fmt.Sprintf("%d completed", r.Metrics.Completed))
 	return strings.Join(parts, ", ")
 }
@@ -154,6 +163,9 @@ func (d dists) set(family, stat string, v float64) {
 	if x == nil {
 		x = &record.Dist{}
 		d[family] = x
+	}
+	if v == 0 {
+		v = 0 // a printed -0.00 is a zero
 	}
 	p := record.F(v)
 	switch stat {
@@ -209,4 +221,31 @@ func entryErr(i, n int, err error) error {
 		return err
 	}
 	return fmt.Errorf("entry %d of %d: %w", i+1, n, err)
+}
+
+// noLatency: when no request completed, vLLM (0.25.1's all-failed
+// result) and SGLang write 0 for every latency statistic, which no
+// request measured; those stay unknown rather than latencies of 0 ms.
+func noLatency(m *record.Metrics) {
+	if m.Completed != 0 {
+		return
+	}
+	for _, d := range []**record.Dist{&m.Latency, &m.TTFT, &m.TPOT, &m.ITL} {
+		if allZero(*d) {
+			*d = nil
+		}
+	}
+}
+
+// allZero: every statistic the source gave is 0 (and it gave some).
+func allZero(x *record.Dist) bool {
+	if x == nil {
+		return false
+	}
+	for _, p := range []*float64{x.Mean, x.Median, x.Std, x.P50, x.P90, x.P95, x.P99} {
+		if p != nil && *p != 0 {
+			return false
+		}
+	}
+	return true
 }

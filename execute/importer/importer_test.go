@@ -175,3 +175,17 @@ func TestFailedUnknown(t *testing.T) {
 		}
 	}
 }
+
+// A run where every request failed has no latency: vLLM 0.25.1 writes
+// 0.0 for each statistic (a real result), which must stay unknown, not
+// become latencies of 0 ms; the failed count is the file's.
+func TestNoCompletedNoLatency(t *testing.T) {
+	rs, err := parseFile(t, "vllm-json", "real/vllm-bench-serve-all-failed-0.25.1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := rs[0].Metrics
+	if m.TTFT != nil || m.TPOT != nil || m.ITL != nil || m.Latency != nil || m.Failed == nil || *m.Failed != 8 {
+		t.Errorf("ttft %v, tpot %v, itl %v, failed %v; want no latency and 8 failed", m.TTFT, m.TPOT, m.ITL, m.Failed)
+	}
+}

@@ -112,6 +112,11 @@ func eachObject(data []byte, read func(node) (*Result, error)) ([]Result, error)
 	if err != nil {
 		return nil, err
 	}
+	return eachNode(objs, read)
+}
+
+// eachNode reads every decoded object with read, as eachObject does.
+func eachNode(objs []node, read func(node) (*Result, error)) ([]Result, error) {
 	var out []Result
 	for i, o := range objs {
 		r, err := read(o)

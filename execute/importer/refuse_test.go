@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"bytes"
 	"fmt"
 	"maps"
 	"math"
@@ -84,7 +85,9 @@ func TestNoCompletedNoThroughput(t *testing.T) {
 		"Mean TTFT (ms): 1.00\nMean TPOT (ms): 1.00\nMean ITL (ms): 1.00\n" +
 		"==================================================\n"
 	cases := map[string][]byte{
-		"vllm-json":    vllmJSON(map[string]string{"completed": "0", "failed": "100", "total_input_tokens": "0", "total_output_tokens": "0", "request_throughput": "0", "total_token_throughput": "0"}),
+		"vllm-json": vllmJSON(map[string]string{"completed": "0", "failed": "100", "total_input_tokens": "0", "total_output_tokens": "0", "request_throughput": "0", "total_token_throughput": "0"}),
+		"vllm-sweep": vllmJSON(map[string]string{"completed": "0", "failed": "100", "total_input_tokens": "0", "total_output_tokens": "0", "request_throughput": "0", "total_token_throughput": "0",
+			"run_number": "0"}),
 		"sglang-jsonl": []byte(`{"completed": 0, "duration": 10, "output_throughput": 5, "mean_ttft_ms": 1}`),
 		"vllm-text":    []byte(block),
 		"guidellm": []byte(`{"benchmarks": [{"duration": 10, "metrics": {"request_totals": {"successful": 0}, ` +
@@ -187,5 +190,32 @@ func TestLongTextLine(t *testing.T) {
 	data := []byte("Traffic request rate: inf\n# " + strings.Repeat("x", 3<<20) + "\n" + string(readTestdata(t, "vllm-new.txt")))
 	if _, err := Parse("vllm-text", data); err != nil {
 		t.Errorf("a 3 MiB line before the block: %v", err)
+	}
+}
+
+// A sweep's warm-up run, a plain --save-result object and a list with
+// anything but run objects are refused, each with the fix; detection
+// tells a sweep's run from a plain result by its run_number.
+func TestVLLMSweep(t *testing.T) {
+	run := readTestdata(t, "real/vllm-sweep-0.25.1-run0.json")
+	warm := bytes.Replace(run, []byte(`"run_number": 0`), []byte(`"run_number": -1`), 1)
+	plain := readTestdata(t, "real/vllm-bench-serve-0.25.1.json")
+	for _, c := range []struct {
+		data []byte
+		want string
+	}{
+		{warm, "run_number is -1: this is the sweep's warm-up run (warmup.json), not a measurement"},
+		{plain, "no \"run_number\": not a run of vllm bench sweep serve; a plain --save-result file is read with --format vllm-json"},
+		{[]byte(`[` + string(run) + `, 3]`), "item 2 of the list is 3 (a number), not a run object"},
+		{[]byte(`[]`), "the list of runs is empty"},
+		{run[:len(run)/2], "truncated JSON"},
+	} {
+		if _, err := Parse("vllm-sweep", c.data); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("got %v, want %q", err, c.want)
+		}
+	}
+	sum := readTestdata(t, "real/vllm-sweep-0.25.1-summary.json")
+	if got, err := Detect(sum[:len(sum)-100]); err != nil || got != "vllm-sweep" {
+		t.Errorf("a truncated summary.json is recognised, so its parser can say it is truncated: %q, %v", got, err)
 	}
 }

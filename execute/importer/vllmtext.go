@@ -153,12 +153,18 @@ func (f textFormat) block(b block) (*Result, error) {
 			return nil, fmt.Errorf("line %d: %s: %w", ln.no, label, err)
 		}
 	}
-	d.into(&r.Metrics)
 	for _, s := range f.sections {
 		if !have[s.family+".mean"] {
 			return nil, fmt.Errorf("missing section %q (no Mean %s line)", s.name, strings.ToUpper(s.family))
 		}
 	}
+	// SGLang prints 0.00 for every ITL statistic when it saw no gap
+	// between chunks (a response that came in one piece): no measurement,
+	// so the ITL stays unknown rather than a latency of 0.
+	if f.name == "sglang-text" && allZero(d["itl"]) {
+		delete(d, "itl")
+	}
+	d.into(&r.Metrics)
 	if strings.HasPrefix(r.Backend, "sglang") {
 		r.Engine = "sglang"
 	}
