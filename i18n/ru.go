@@ -101,7 +101,7 @@ var _ = register(Language{
 		"The study is not decided yet: some steps have no records. The steps below show what is known.": "Исследование ещё не завершено: у некоторых шагов нет записей. Ниже показано то, что уже известно.",
 		"Comparison of benchmark results before and after optimization:":                                "Сравнение результатов бенчмарков до и после оптимизации:",
 		"Benchmark case":                     "Сценарий бенчмарка",
-		"Baseline (%s)":                      "Базовая конфигурация (%s)",
+		"Baseline: %s":                       "Базовая конфигурация: %s",
 		"Optimized":                          "После оптимизации",
 		"Baseline":                           "Базовая конфигурация",
 		"baseline":                           "базовая конфигурация",
@@ -430,6 +430,8 @@ var _ = register(Language{
 		"%d runs":                         "прогон",
 		"engine":                          "движ",
 		"max-num-seqs":                    "максимальное число последовательностей",
+		"quality guard":                   "контрол",
+		"token":                           "токен",
 	},
 	Avoid: map[string][]string{"confidence interval": {"confidence interval", "интервал уверенности"}},
 })

@@ -101,7 +101,7 @@ var _ = register(Language{
 		"The study is not decided yet: some steps have no records. The steps below show what is known.": "研究尚未完成：部分步骤没有记录。以下步骤展示了目前已知的结果。",
 		"Comparison of benchmark results before and after optimization:":                                "优化前后的基准测试结果对比：",
 		"Benchmark case":                     "基准测试用例",
-		"Baseline (%s)":                      "基线配置（%s）",
+		"Baseline: %s":                       "基线配置：%s",
 		"Optimized":                          "优化后",
 		"Baseline":                           "基线配置",
 		"baseline":                           "基线配置",

@@ -136,7 +136,7 @@ func (b *builder) baselineName() d.Text {
 }
 
 func (b *builder) validationTable(pick func(decide.ValidationRow) *decide.ValidationRow) {
-	t := d.Table{Head: []d.Text{d.M("Benchmark case"), d.M("Baseline (%s)", b.baselineName()), d.M("Optimized")}}
+	t := d.Table{Head: []d.Text{d.M("Benchmark case"), d.M("Baseline: %s", b.baselineName()), d.M("Optimized")}}
 	for _, row := range b.measured() {
 		r := pick(row)
 		if r == nil || r.Baseline == nil || r.Final == nil {
