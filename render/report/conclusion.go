@@ -142,15 +142,15 @@ func (b *builder) validationTable(pick func(decide.ValidationRow) *decide.Valida
 		if r == nil || r.Baseline == nil || r.Final == nil {
 			continue
 		}
-		var base d.Text = d.M("%s: %s", d.Cap{Text: MetricName(r.Metric)}, value(r.Metric, r.Baseline.Mean))
-		var fin d.Text = d.M("%s: %s (%s)", d.Cap{Text: MetricName(r.Metric)}, value(r.Metric, r.Final.Mean), RatioText(r.Metric, *r.Ratio))
 		// Each side is marked on its own: a reader compares the cells.
-		if r.Baseline.Derived {
-			base = d.Join{Sep: " ", Parts: []d.Text{base, d.M("(derived)")}}
+		shown := func(v *decide.Value) d.Text {
+			if v.Derived {
+				return d.Join{Parts: []d.Text{d.Lit("≈"), value(r.Metric, v.Mean)}}
+			}
+			return value(r.Metric, v.Mean)
 		}
-		if r.Final.Derived {
-			fin = d.Join{Sep: " ", Parts: []d.Text{fin, d.M("(derived)")}}
-		}
+		var base d.Text = d.M("%s: %s", d.Cap{Text: MetricName(r.Metric)}, shown(r.Baseline))
+		var fin d.Text = d.M("%s: %s (%s)", d.Cap{Text: MetricName(r.Metric)}, shown(r.Final), RatioText(r.Metric, *r.Ratio))
 		base, fin = withRuns(base, r.Metric, r.Baseline), withRuns(fin, r.Metric, r.Final)
 		t.Rows = append(t.Rows, []d.Text{ProfileTitle(b.s, row.Profile), base, fin})
 	}
@@ -174,7 +174,7 @@ func (b *builder) validationNotes() {
 	for _, n := range b.a.Notes {
 		switch n {
 		case decide.DerivedLatencyNote:
-			b.doc.Add(d.Note{Text: d.M("Mean latency marked derived is TTFT + TPOT × (mean output tokens − 1), computed from the record because its source printed no mean latency. It ignores how TPOT varies with response length, so it approximates the true mean.")})
+			b.doc.Add(d.Note{Text: d.M("A mean latency marked ≈ is TTFT + TPOT × (mean output tokens − 1), computed from the record because its source printed no mean latency. It ignores how TPOT varies with response length, so it approximates the true mean.")})
 		case decide.NoNoiseNote:
 			b.doc.Add(d.Note{Text: d.M("Most trials ran once, so most comparisons have no noise estimate: a difference smaller than the run-to-run variation cannot be told from none. Repeat the trials to get one.")})
 		}
