@@ -276,5 +276,9 @@ func (b *builder) noiseAdoptions() {
 	if len(parts) == 0 {
 		return
 	}
-	b.doc.Add(d.Note{Text: d.M("Adopted on single runs by a gain within run-to-run noise, so possibly no real difference: %s. The command keeps them by the study's rule (minimum gain %s).", d.Join{Sep: ", ", Parts: parts}, pct(b.s.Objective.MinGain))})
+	key := "Adopted on single runs by a gain within run-to-run noise, so possibly no real difference: %s. The command keeps them by the study's rule (minimum gain %s)."
+	if len(parts) == 1 {
+		key = "Adopted on single runs by a gain within run-to-run noise, so possibly no real difference: %s. The command keeps this setting by the study's rule (minimum gain %s)."
+	}
+	b.doc.Add(d.Note{Text: d.M(key, d.Join{Sep: ", ", Parts: parts}, pct(b.s.Objective.MinGain))})
 }
