@@ -8,6 +8,7 @@ package document
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -78,8 +79,26 @@ func (m Msg) In(p *i18n.Printer, f Format) string {
 			args[i] = a
 		}
 	}
-	return lowerInside(p.T(m.Key, args...))
+	s := lowerInside(p.T(m.Key, args...))
+	if p.Lang() == "zh" {
+		s = zhSpacing(s)
+	}
+	return s
 }
+
+// zhSpacing puts a space between Chinese characters and Latin letters or
+// digits next to them ("下的 P99 TPOT"), as Chinese technical writing
+// does, and none before a full-width bracket, which carries its own.
+func zhSpacing(s string) string {
+	s = hanLatin.ReplaceAllString(s, "$1 $2")
+	s = latinHan.ReplaceAllString(s, "$1 $2")
+	return strings.ReplaceAll(s, " （", "（")
+}
+
+var (
+	hanLatin = regexp.MustCompile(`(\p{Han})([A-Za-z0-9])`)
+	latinHan = regexp.MustCompile(`([A-Za-z0-9])(\p{Han})`)
+)
 
 // titleStart and titleEnd mark a study's title inside a message.
 const titleStart, titleEnd = "\x02", "\x03"
@@ -167,7 +186,7 @@ func (j Join) In(p *i18n.Printer, f Format) string {
 	}
 	sep := j.Sep
 	if p.Lang() == "zh" {
-		sep = zhSep.Replace(sep)
+		return zhSpacing(lowerInside(strings.Join(s, zhSep.Replace(sep))))
 	}
 	return lowerInside(strings.Join(s, sep))
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"servelab.dev/execute/decide"
+	"servelab.dev/i18n"
 	d "servelab.dev/render/document"
 	"servelab.dev/schema"
 	"servelab.dev/schema/plan"
@@ -93,8 +94,17 @@ func RatioText(metric string, r float64) d.Text {
 }
 
 // times writes a ratio as "1.26x" in the language's numbers.
-func times(r float64) d.Text {
-	return d.Join{Parts: []d.Text{d.Num{V: r, Prec: 2}, d.Lit("x")}}
+func times(r float64) d.Text { return timesText(r) }
+
+// timesText is a ratio as the language writes one: "1.26x", "1.26 倍".
+type timesText float64
+
+func (t timesText) In(p *i18n.Printer, f d.Format) string {
+	n := d.Num{V: float64(t), Prec: 2}.In(p, f)
+	if p.Lang() == "zh" {
+		return n + f.Esc(" 倍")
+	}
+	return n + f.Esc("x")
 }
 
 // pct writes a share (0.03) as a percentage ("3 %"), with one decimal
