@@ -54,11 +54,10 @@ func LlamaCpp(lines []string) *Settings {
 		if m == nil {
 			continue
 		}
-		fn, msg := m[3], m[4]
-		if contains(llamaBusy, fn) {
+		if contains(llamaBusy, m[3]) {
 			break
 		}
-		s.llamaLine(msg, stripStamp(l))
+		s.llamaLine(m[4], stripStamp(l))
 	}
 	return s
 }
@@ -102,6 +101,12 @@ var llamaStampRE = regexp.MustCompile(`^[0-9]+\.[0-9.]+ `)
 // the same line of two runs reads the same.
 func stripStamp(l string) string {
 	return strings.Join(strings.Fields(llamaStampRE.ReplaceAllString(l, "")), " ")
+}
+
+// llamaServing reports a line of llama-server serving a request.
+func llamaServing(l string) bool {
+	m := llamaLineRE.FindStringSubmatch(l)
+	return m != nil && contains(llamaBusy, m[3])
 }
 
 // notice adds n unless the same message is there already.

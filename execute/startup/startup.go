@@ -12,6 +12,7 @@
 package startup
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -58,59 +59,70 @@ type Settings struct {
 // Empty reports whether the log said nothing this package understands.
 func (s *Settings) Empty() bool { return s == nil || len(s.Settings)+len(s.Notices) == 0 }
 
-// parsers are the engines whose logs are understood, by record kind.
-var parsers = map[string]func(lines []string) *Settings{
-	"llamacpp": LlamaCpp,
-	"vllm":     VLLM,
-	"sglang":   SGLang,
+// engine is how one engine's log is read: its parser, and the lines
+// that show it serving, where reading stops.
+type engine struct {
+	parse func(lines []string) *Settings
+	busy  func(line string) bool
+}
+
+// engines are the engines whose logs are understood, by record kind.
+var engines = map[string]engine{
+	"llamacpp": {LlamaCpp, llamaServing},
+	"vllm":     {VLLM, func(l string) bool { return busy(l, vllmBusy) }},
+	"sglang":   {SGLang, func(l string) bool { return busy(l, sglangBusy) }},
 }
 
 // Known reports whether engine's logs can be parsed.
-func Known(engine string) bool { return parsers[engine] != nil }
+func Known(engine string) bool { return engines[engine].parse != nil }
 
 // Read parses the start of r as a start-up log of engine (a record's
-// engine kind). An engine it does not know gives nil settings and no
-// error; so does a log without a line it recognises.
+// engine kind), reading up to the first line that shows the engine
+// serving, and at most MaxRead bytes. An engine it does not know gives
+// nil settings and no error; so does a log without a line it knows.
 func Read(r io.Reader, engine string) (*Settings, error) {
-	p := parsers[engine]
-	if p == nil {
+	e := engines[engine]
+	if e.parse == nil {
 		return nil, nil
 	}
-	data, err := io.ReadAll(io.LimitReader(r, MaxRead+1))
-	if err != nil {
-		return nil, fmt.Errorf("reading the %s start-up log: %w", engine, err)
+	br := bufio.NewReader(io.LimitReader(r, MaxRead))
+	var ls []string
+	n := 0
+	for {
+		l, err := br.ReadString('\n')
+		if n += len(l); err == io.EOF && n >= MaxRead {
+			break // the bound cut this line: it is not a line the engine wrote
+		}
+		if l != "" {
+			l = strings.TrimRight(l, "\r\n")
+			if e.busy(l) {
+				break
+			}
+			if len(l) <= maxLine {
+				ls = append(ls, l)
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading the %s start-up log: %w", engine, err)
+		}
 	}
-	if len(data) > MaxRead {
-		// The bound cut the last line: it is not a line the engine wrote.
-		data = data[:bytes.LastIndexByte(data[:MaxRead], '\n')+1]
-	}
-	return Parse(data, engine), nil
+	return nonEmpty(e.parse(ls)), nil
 }
 
-// Parse is Read on a log already in memory (whole lines).
+// Parse is Read on a log already in memory.
 func Parse(data []byte, engine string) *Settings {
-	p := parsers[engine]
-	if p == nil {
-		return nil
-	}
-	s := p(lines(data))
+	s, _ := Read(bytes.NewReader(data), engine)
+	return s
+}
+
+func nonEmpty(s *Settings) *Settings {
 	if s.Empty() {
 		return nil
 	}
 	return s
-}
-
-// lines splits data into lines, without carriage returns, dropping the
-// ones too long to be a settings line.
-func lines(data []byte) []string {
-	var out []string
-	for _, l := range strings.Split(string(data), "\n") {
-		l = strings.TrimRight(l, "\r")
-		if len(l) <= maxLine {
-			out = append(out, l)
-		}
-	}
-	return out
 }
 
 // add appends a setting; one the engine printed before under the same
