@@ -107,10 +107,16 @@ func (b *builder) launches(id string) *launchView {
 // compare notes the settings s gives other values than the first launch
 // did, and counts its notices.
 func (v *launchView) compare(s *startup.Settings) {
-	for _, st := range s.Settings {
-		if w := settingValue(v.first, st.Name); w != st.Value && !slices.Contains(v.varying, st.Name) {
-			v.varying = append(v.varying, st.Name)
+	vary := func(name string) {
+		if settingValue(v.first, name) != settingValue(s, name) && !slices.Contains(v.varying, name) {
+			v.varying = append(v.varying, name)
 		}
+	}
+	for _, st := range v.first.Settings {
+		vary(st.Name)
+	}
+	for _, st := range s.Settings {
+		vary(st.Name)
 	}
 	for _, n := range s.Notices {
 		i := slices.IndexFunc(v.notices, func(c noticeCount) bool { return c.n.Text == n.Text })

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"servelab.dev/execute/decide"
+	"servelab.dev/execute/startup"
 	"servelab.dev/execute/store"
 	"servelab.dev/i18n"
 	"servelab.dev/render/markdown"
@@ -117,5 +118,16 @@ func TestArgValue(t *testing.T) {
 	}
 	if _, ok := argValue(argv, "--threads"); ok {
 		t.Error("--threads found")
+	}
+}
+
+// Launches that print other values, or fewer settings, are named.
+func TestLaunchesThatDiffer(t *testing.T) {
+	first := &startup.Settings{Settings: []startup.Setting{{Name: "n_slots", Value: "8"}, {Name: "n_threads", Value: "16"}}}
+	v := &launchView{first: first}
+	v.compare(first)
+	v.compare(&startup.Settings{Settings: []startup.Setting{{Name: "n_slots", Value: "4"}}, Notices: []startup.Notice{{Text: "x"}}})
+	if strings.Join(v.varying, ",") != "n_slots,n_threads" || len(v.notices) != 1 || v.notices[0].k != 1 {
+		t.Errorf("varying %v, notices %v", v.varying, v.notices)
 	}
 }
