@@ -2,6 +2,7 @@ package startup
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -54,7 +55,7 @@ func LlamaCpp(lines []string) *Settings {
 		if m == nil {
 			continue
 		}
-		if contains(llamaBusy, m[3]) {
+		if slices.Contains(llamaBusy, m[3]) {
 			break
 		}
 		s.llamaLine(m[4], stripStamp(l))
@@ -106,7 +107,7 @@ func stripStamp(l string) string {
 // llamaServing reports a line of llama-server serving a request.
 func llamaServing(l string) bool {
 	m := llamaLineRE.FindStringSubmatch(l)
-	return m != nil && contains(llamaBusy, m[3])
+	return m != nil && slices.Contains(llamaBusy, m[3])
 }
 
 // notice adds n unless the same message is there already.

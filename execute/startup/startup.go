@@ -6,8 +6,8 @@
 // It reads only the part of a log before the engine serves its first
 // request, at most MaxRead bytes, and knows the lines of llama.cpp's
 // llama-server, vLLM and SGLang. What it does not recognise stays
-// unknown: a line it cannot parse in full gives no setting, never a
-// guessed one. It is a data package: no I/O beyond the reader it is
+// unknown: a value it cannot read whole (a line cut short, a bracket
+// that does not match) gives no setting, never a guessed one. It is a data package: no I/O beyond the reader it is
 // given, nothing from the runner or the engines.
 package startup
 
@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -39,7 +40,9 @@ type Setting struct {
 	// Key marks a setting a performance engineer reads first (slots,
 	// context, KV cache, parallelism); SGLang prints two hundred.
 	Key  bool
-	Line string // the log line it came from, without its time stamp
+	// Line is the log line it came from; llama-server's without its
+	// time stamp, so that the lines of two launches compare.
+	Line string
 }
 
 // Notice is the engine saying that it changed or ignored a setting.
@@ -145,20 +148,11 @@ var flagRE = regexp.MustCompile(`(?:^|[\s(,'"])(--[a-z][a-z0-9-]*[a-z0-9])`)
 func flagsIn(msg string) []string {
 	var out []string
 	for _, m := range flagRE.FindAllStringSubmatch(msg, -1) {
-		if !contains(out, m[1]) {
+		if !slices.Contains(out, m[1]) {
 			out = append(out, m[1])
 		}
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // dashed is the flag of an argparse destination: max_num_seqs is
