@@ -39,7 +39,7 @@ type Setting struct {
 	Flag string
 	// Key marks a setting a performance engineer reads first (slots,
 	// context, KV cache, parallelism); SGLang prints two hundred.
-	Key  bool
+	Key bool
 	// Line is the log line it came from; llama-server's without its
 	// time stamp, so that the lines of two launches compare.
 	Line string
