@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -11,6 +13,7 @@ import (
 	"servelab.dev/execute/startup"
 	"servelab.dev/execute/store"
 	"servelab.dev/i18n"
+	d "servelab.dev/render/document"
 	"servelab.dev/render/markdown"
 	"servelab.dev/schema"
 )
@@ -129,5 +132,32 @@ func TestLaunchesThatDiffer(t *testing.T) {
 	v.compare(&startup.Settings{Settings: []startup.Setting{{Name: "n_slots", Value: "4"}}, Notices: []startup.Notice{{Text: "x"}}})
 	if strings.Join(v.varying, ",") != "n_slots,n_threads" || len(v.notices) != 1 || v.notices[0].k != 1 {
 		t.Errorf("varying %v, notices %v", v.varying, v.notices)
+	}
+}
+
+// The H200 final configuration's start-up blocks in each language,
+// golden: the warning above the command and the folded settings below.
+func TestStartupGoldenH200(t *testing.T) {
+	s, a := h200Study(t)
+	st, err := readStartup(a, a.Runs, store.Open("../../results"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &builder{s: s, a: a, runs: a.Runs, doc: &d.Doc{ID: s.ID, Title: d.Prose(s.Title)}, startup: st}
+	b.startupWarnings()
+	b.finalSettings()
+	for _, lang := range i18n.Codes() {
+		var md bytes.Buffer
+		if err := markdown.Write(&md, b.doc, i18n.MustNew(lang), markdown.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join("testdata", "golden", h200+".startup."+lang+".md")
+		if *update || os.Getenv("SERVELAB_UPDATE") != "" {
+			os.WriteFile(path, md.Bytes(), 0o644)
+			continue
+		}
+		if want, err := os.ReadFile(path); err != nil || !bytes.Equal(md.Bytes(), want) {
+			t.Errorf("%s differs (go test -update rewrites it):\n%s", path, md.Bytes())
+		}
 	}
 }
