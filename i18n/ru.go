@@ -354,7 +354,7 @@ var _ = register(Language{
 		"The command sets %s and does not set %s.":       "Команда задаёт %s и не задаёт %s.",
 		"The command sets %s.":                           "Команда задаёт %s.",
 		"The command does not set %s.":                   "Команда не задаёт %s.",
-		"What %s printed about its settings when it started this configuration, and the flags of the command that set them. Launches with a start-up log: %d.": "Что %s сообщает о своих настройках при запуске этой конфигурации, и какие флаги команды их задают. Запусков с логом запуска: %d.",
+		"What %s printed about its settings when it started this configuration, and the flags of the command that set them. Launches with a start-up log: %d.": "Настройки, о которых %s сообщает при запуске этой конфигурации, и флаги команды, которые их задают. Запусков с логом запуска: %d.",
 		"Value at start-up": "Значение при запуске",
 		"Flag":              "Флаг",
 		"In the command":    "В команде",
