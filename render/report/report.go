@@ -35,6 +35,7 @@ func Build(s *schema.Study, a *decide.Analysis, runs decide.Runs) *d.Doc {
 	return build(s, a, runs, nil)
 }
 
+// build is Build with the trials' start-up settings (nil: none).
 func build(s *schema.Study, a *decide.Analysis, runs decide.Runs, st map[string]*startup.Settings) *d.Doc {
 	b := &builder{s: s, a: a, runs: runs, doc: &d.Doc{ID: s.ID, Title: d.Prose(s.Title)}, warn: map[string][]decide.Warning{}, startup: st}
 	for _, w := range a.Warnings {
