@@ -169,7 +169,8 @@ FUZZ_TARGETS := \
 	./execute/importer:FuzzSGLangText ./execute/importer:FuzzAIPerf ./execute/importer:FuzzInferencePerf ./execute/importer:FuzzDetect \
 	./render/markdown:FuzzEscapeReadsBack \
 	./execute/slurm:FuzzParseSqueue ./execute/slurm:FuzzParseSubmit ./execute/slurm:FuzzParseSacct \
-	./execute/dataset:FuzzParseTrace ./execute/dataset:FuzzParseConversations
+	./execute/dataset:FuzzParseTrace ./execute/dataset:FuzzParseConversations \
+	./execute/startup:FuzzLlamaCpp ./execute/startup:FuzzVLLM ./execute/startup:FuzzSGLang
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		echo "fuzz $$t ($(FUZZTIME))"; \

@@ -11,9 +11,10 @@
 //   - results: record (the record format and its sidecar of per-request
 //     samples), store (the content-addressed results folder), importer
 //     (other tools' output read into metrics), ingest (an imported file
-//     stored as a trial's record);
+//     stored as a trial's record), startup (an engine's start-up log
+//     read into the settings it says it runs with);
 //   - decisions: decide (statistics and the decision rule; no I/O).
 //
-// render and site read record, store and decide, the data; never the
+// render and site read record, store, startup and decide, the data; never the
 // parts that run processes. Nothing here imports render or site.
 package execute

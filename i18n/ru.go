@@ -370,6 +370,25 @@ var _ = register(Language{
 
 		// vet's warning of an option that writes the engine's default.
 		"%s sets %s, the default of %s %s (read from %s): this option measures the configuration it is compared with again; drop it or choose another value.": "%s задаёт %s — значение по умолчанию для %s %s (взято из %s): вариант лишь заново измеряет конфигурацию, с которой его сравнивают; уберите его или выберите другое значение.",
+
+		// Effective engine settings from start-up logs (render/report/settings*.go).
+		"At start-up %s logged %s (launches: %d of %d).": "Лог запуска %s: %s (запусков: %d из %d).",
+		"The command sets %s and does not set %s.":       "Команда задаёт %s и не задаёт %s.",
+		"The command sets %s.":                           "Команда задаёт %s.",
+		"The command does not set %s.":                   "Команда не задаёт %s.",
+		"What %s printed about its settings when it started this configuration, and the flags of the command that set them. Launches with a start-up log: %d.": "Настройки, о которых %s сообщает при запуске этой конфигурации, и флаги команды, которые их задают. Запусков с логом запуска: %d.",
+		"Value at start-up": "Значение при запуске",
+		"Flag":              "Флаг",
+		"In the command":    "В команде",
+		"not set":           "не задан",
+		"Launches of this configuration printed different values of %s; the table shows the first launch's.": "Разные запуски этой конфигурации сообщили разные значения %s; в таблице — значения первого запуска.",
+		"The log lines they come from:":                                                                           "Строки лога, из которых они взяты:",
+		"Effective engine settings, from the engine's start-up log":                                               "Фактические настройки движка по его логу запуска",
+		"Start-up settings and notices of the engine that differ between the options, as the engine logged them:": "Настройки и сообщения движка при запуске, которые различаются между вариантами, как их записал движок:",
+		"Effective engine settings of the options":                                                                "Фактические настройки движка по вариантам",
+		"logged (launches: %d of %d)":                                                                             "записано (запусков: %d из %d)",
+		"not logged":                                                                                              "не записано",
+		"Setting or notice":                                                                                       "Настройка или сообщение",
 	},
 	Plurals: map[string]Plural{
 		"measured on the GPU host by servelab: %d runs": {

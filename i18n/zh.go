@@ -370,6 +370,25 @@ var _ = register(Language{
 
 		// vet's warning of an option that writes the engine's default.
 		"%s sets %s, the default of %s %s (read from %s): this option measures the configuration it is compared with again; drop it or choose another value.": "%s 设置了 %s，即 %s %s 的默认值（取自 %s）：该选项与其对照配置并无不同，只是把对照配置又测了一遍；请删除它，或换一个取值。",
+
+		// Effective engine settings from start-up logs (render/report/settings*.go).
+		"At start-up %s logged %s (launches: %d of %d).": "%s 的启动日志：%s（%[4]d 次启动中有 %[3]d 次）。",
+		"The command sets %s and does not set %s.":       "该命令设置了 %s，未设置 %s。",
+		"The command sets %s.":                           "该命令设置了 %s。",
+		"The command does not set %s.":                   "该命令未设置 %s。",
+		"What %s printed about its settings when it started this configuration, and the flags of the command that set them. Launches with a start-up log: %d.": "%s 启动此配置时输出的自身设置，以及命令中设置它们的参数。有启动日志的启动次数：%d。",
+		"Value at start-up": "启动时的值",
+		"Flag":              "参数",
+		"In the command":    "命令中",
+		"not set":           "未设置",
+		"Launches of this configuration printed different values of %s; the table shows the first launch's.": "此配置的各次启动输出的 %s 值不同；表中为第一次启动的值。",
+		"The log lines they come from:":                                                                           "这些设置所在的日志行：",
+		"Effective engine settings, from the engine's start-up log":                                               "引擎实际生效的设置（来自引擎启动日志）",
+		"Start-up settings and notices of the engine that differ between the options, as the engine logged them:": "各选项之间不同的引擎启动设置和提示，按引擎日志原样列出：",
+		"Effective engine settings of the options":                                                                "各选项的引擎实际生效设置",
+		"logged (launches: %d of %d)":                                                                             "已记录（%[2]d 次启动中有 %[1]d 次）",
+		"not logged":                                                                                              "未记录",
+		"Setting or notice":                                                                                       "设置或提示",
 	},
 	Plurals: map[string]Plural{
 		"measured on the GPU host by servelab: %d runs":                                                                           {Other: "由 servelab 在 GPU 主机上实测 %d 次运行"},

@@ -157,7 +157,8 @@ func load(o Options) ([]page, error) {
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	runs, samples, err := store.Open(o.Results).OKWithSamples()
+	st := store.Open(o.Results)
+	runs, samples, err := st.OKWithSamples()
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +172,10 @@ func load(o Options) ([]page, error) {
 		if a.Final == nil && !o.Drafts {
 			continue
 		}
-		doc := report.Build(s, a, a.Runs)
+		doc, err := report.BuildWithLogs(s, a, a.Runs, st)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", s.File, err)
+		}
 		if a.Final == nil {
 			doc.Blocks = append([]d.Block{d.Banner{Text: d.M("Draft: this study is not decided yet, so its figures are incomplete and it recommends nothing.")}}, doc.Blocks...)
 		}

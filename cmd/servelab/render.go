@@ -41,7 +41,8 @@ func runRender(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	rs, err := loadRecords(e, store.Open(*results))
+	st := store.Open(*results)
+	rs, err := loadRecords(e, st)
 	if err != nil {
 		return err
 	}
@@ -54,7 +55,7 @@ func runRender(e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		written, err := publish.Study(dir, s, rs, ls, chosen)
+		written, err := publish.Study(dir, s, rs, st, ls, chosen)
 		for _, path := range written {
 			fmt.Fprintln(e.stdout, path)
 		}

@@ -9,8 +9,8 @@ import (
 // The data flows one way (docs/architecture.md): nothing under execute/
 // or schema/ may import render/ or site/; schema/ imports nothing of
 // execute/; render/ and site/ read execute's data packages (records,
-// the store, decisions), never the runner, engines or client; and the
-// decision package itself does no I/O.
+// the store, decisions, start-up logs), never the runner, engines or
+// client; and the decision package itself does no I/O.
 func TestImportDirection(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", "servelab.dev/execute/...", "servelab.dev/schema/...").Output()
 	if err != nil {
@@ -34,10 +34,21 @@ func TestImportDirection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data := map[string]bool{"servelab.dev/execute/record": true, "servelab.dev/execute/store": true, "servelab.dev/execute/decide": true}
+	data := map[string]bool{"servelab.dev/execute/record": true, "servelab.dev/execute/store": true, "servelab.dev/execute/decide": true,
+		"servelab.dev/execute/startup": true}
 	for _, p := range strings.Fields(string(out)) {
 		if strings.HasPrefix(p, "servelab.dev/execute/") && !data[p] {
-			t.Errorf("render/ or site/ depends on %s: they read records, the store and decisions only", p)
+			t.Errorf("render/ or site/ depends on %s: they read records, the store, decisions and start-up logs only", p)
+		}
+	}
+	// The start-up log parser is data: it imports nothing of servelab.
+	out, err = exec.Command("go", "list", "-deps", "servelab.dev/execute/startup").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		if strings.HasPrefix(p, "servelab.dev/") && p != "servelab.dev/execute/startup" {
+			t.Errorf("execute/startup depends on %s", p)
 		}
 	}
 	// The packages for tests import testing; a command built on one

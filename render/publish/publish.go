@@ -98,14 +98,19 @@ func WriteAssets(dir *outdir.Dir, files map[string][]byte) error {
 
 // Study decides s from rs and writes, into dir, the final
 // configuration's files and s's report in each language and chosen
-// format (STUDY.LANG.FORMAT). It returns the reports' paths, in the
-// order written, also those written before an error.
-func Study(dir *outdir.Dir, s *schema.Study, rs decide.Records, langs []*i18n.Printer, formats []string) ([]string, error) {
+// format (STUDY.LANG.FORMAT), with the settings the engines printed at
+// start-up where logs has their logs (nil: none). It returns the
+// reports' paths, in the order written, also those written before an
+// error.
+func Study(dir *outdir.Dir, s *schema.Study, rs decide.Records, logs report.EngineLogs, langs []*i18n.Printer, formats []string) ([]string, error) {
 	a, err := decide.Analyze(s, rs, decide.Auto)
 	if err != nil {
 		return nil, err
 	}
-	doc := report.Build(s, a, a.Runs)
+	doc, err := report.BuildWithLogs(s, a, a.Runs, logs)
+	if err != nil {
+		return nil, err
+	}
 	beside, err := export.Beside(s, a.Plan.Final, a.Simulated)
 	if err != nil {
 		return nil, err

@@ -54,7 +54,7 @@ func TestStudy(t *testing.T) {
 		t.Fatal(err)
 	}
 	langs := []*i18n.Printer{i18n.MustNew("ru"), i18n.MustNew("en")}
-	written, err := Study(dir, s, decide.Records{Runs: runs, Samples: samples}, langs, []string{"html", "md"})
+	written, err := Study(dir, s, decide.Records{Runs: runs, Samples: samples}, nil, langs, []string{"html", "md"})
 	if err != nil {
 		t.Fatal(err)
 	}

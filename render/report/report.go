@@ -7,6 +7,7 @@ import (
 
 	"servelab.dev/execute/decide"
 	"servelab.dev/execute/record"
+	"servelab.dev/execute/startup"
 	"servelab.dev/i18n"
 	d "servelab.dev/render/document"
 	"servelab.dev/schema"
@@ -20,6 +21,9 @@ type builder struct {
 	runs decide.Runs
 	doc  *d.Doc
 	warn map[string][]decide.Warning // by trial key
+	// startup is what each trial's engine printed at start-up, by key
+	// (BuildWithLogs); empty for Build.
+	startup map[string]*startup.Settings
 }
 
 // Build makes the report document of study s. It reads top-down: the
@@ -28,7 +32,12 @@ type builder struct {
 // words); the summary of steps against their incumbents; then the method
 // and the raw benchmark blocks, folded (an appendix in Markdown).
 func Build(s *schema.Study, a *decide.Analysis, runs decide.Runs) *d.Doc {
-	b := &builder{s: s, a: a, runs: runs, doc: &d.Doc{ID: s.ID, Title: d.Prose(s.Title)}, warn: map[string][]decide.Warning{}}
+	return build(s, a, runs, nil)
+}
+
+// build is Build with the trials' start-up settings (nil: none).
+func build(s *schema.Study, a *decide.Analysis, runs decide.Runs, st map[string]*startup.Settings) *d.Doc {
+	b := &builder{s: s, a: a, runs: runs, doc: &d.Doc{ID: s.ID, Title: d.Prose(s.Title)}, warn: map[string][]decide.Warning{}, startup: st}
 	for _, w := range a.Warnings {
 		b.warn[w.Key] = append(b.warn[w.Key], w)
 	}

@@ -35,6 +35,7 @@ func (b *builder) results() {
 		b.doc.Add(b.stepChart(ss, st))
 		b.decision(ss, st)
 		b.prefixRuns(ss, st)
+		b.stepSettings(ss, st)
 	}
 }
 

@@ -1,0 +1,163 @@
+package report
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"servelab.dev/execute/decide"
+	"servelab.dev/execute/startup"
+	"servelab.dev/execute/store"
+	"servelab.dev/i18n"
+	d "servelab.dev/render/document"
+	"servelab.dev/render/markdown"
+	"servelab.dev/schema"
+)
+
+const h200 = "qwen3-8b-h200-llamacpp"
+
+// h200Study is the committed llama.cpp study, decided as the site does.
+func h200Study(t *testing.T) (*schema.Study, *decide.Analysis) {
+	t.Helper()
+	l, err := schema.NewLoader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := l.LoadFile("../../studies/" + h200 + ".cue")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, samples, err := store.Open("../../results").OKWithSamples()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := decide.Analyze(s, decide.Records{Runs: runs, Samples: samples}, decide.Auto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, a
+}
+
+func markdownOf(t *testing.T, s *schema.Study, a *decide.Analysis, logs EngineLogs, lang string) string {
+	t.Helper()
+	doc, err := BuildWithLogs(s, a, a.Runs, logs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md bytes.Buffer
+	if err := markdown.Write(&md, doc, i18n.MustNew(lang), markdown.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	return md.String()
+}
+
+// The H200 report shows, above the final command, what llama-server
+// said it disabled, and below it the settings it started with.
+func TestStartupSettingsH200(t *testing.T) {
+	s, a := h200Study(t)
+	md := markdownOf(t, s, a, store.Open("../../results"), "en")
+	cmd := strings.Index(md, "```bash\nllama-server")
+	warn := strings.Index(md, "`--cache-idle-slots requires --cache-ram, disabling`")
+	if cmd < 0 || warn < 0 || warn > cmd {
+		t.Fatalf("no start-up warning above the final command (warning at %d, command at %d)", warn, cmd)
+	}
+	for _, want := range []string{
+		"The command sets `--cache-ram` and does not set `--cache-idle-slots`.",
+		"| `n_slots` | `8` | `--parallel` | `--parallel 8` |",
+		"| `n_threads` | `16` | `--threads` | not set |",
+		"| `n_slots` | `4` | `8` |", // the parallel-slots step's options
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
+	if again := markdownOf(t, s, a, store.Open("../../results"), "en"); again != md {
+		t.Error("two renders differ")
+	}
+	if plain := markdownOf(t, s, a, nil, "en"); strings.Contains(plain, "start-up") {
+		t.Error("a report without logs mentions start-up settings")
+	}
+}
+
+// The seed studies' records are imported, without engine logs: their
+// reports are the same with the store's logs as without.
+func TestStartupSettingsSeedsUnchanged(t *testing.T) {
+	for _, id := range studies {
+		s, a, runs := seed(t, id)
+		with, err := BuildWithLogs(s, a, runs, store.Open("../../results"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var x, y bytes.Buffer
+		markdown.Write(&x, with, i18n.MustNew("en"), markdown.Options{})
+		markdown.Write(&y, Build(s, a, runs), i18n.MustNew("en"), markdown.Options{})
+		if x.String() != y.String() {
+			t.Errorf("%s: the store's logs change the seed report", id)
+		}
+	}
+}
+
+type failingLogs struct{}
+
+func (failingLogs) EngineLog(string) (io.ReadCloser, error) { return nil, errors.New("disk on fire") }
+
+func TestStartupLogErrorIsReturned(t *testing.T) {
+	s, a := h200Study(t)
+	if _, err := BuildWithLogs(s, a, a.Runs, failingLogs{}); err == nil || !strings.Contains(err.Error(), "disk on fire") {
+		t.Errorf("got %v", err)
+	}
+}
+
+func TestArgValue(t *testing.T) {
+	argv := []string{"llama-server", "--parallel", "8", "--cont-batching", "--cache-ram=0"}
+	for flag, want := range map[string]string{"--parallel": "8", "--cont-batching": "", "--cache-ram": "0"} {
+		if got, ok := argValue(argv, flag); !ok || got != want {
+			t.Errorf("%s: %q %v", flag, got, ok)
+		}
+	}
+	if _, ok := argValue(argv, "--threads"); ok {
+		t.Error("--threads found")
+	}
+}
+
+// Launches that print other values, or fewer settings, are named.
+func TestLaunchesThatDiffer(t *testing.T) {
+	first := &startup.Settings{Settings: []startup.Setting{{Name: "n_slots", Value: "8"}, {Name: "n_threads", Value: "16"}}}
+	v := &launchView{first: first}
+	v.compare(first)
+	v.compare(&startup.Settings{Settings: []startup.Setting{{Name: "n_slots", Value: "4"}}, Notices: []startup.Notice{{Text: "x"}}})
+	if strings.Join(v.varying, ",") != "n_slots,n_threads" || len(v.notices) != 1 || v.notices[0].k != 1 {
+		t.Errorf("varying %v, notices %v", v.varying, v.notices)
+	}
+}
+
+// The H200 final configuration's start-up blocks in each language,
+// golden: the warning above the command and the folded settings below.
+func TestStartupGoldenH200(t *testing.T) {
+	s, a := h200Study(t)
+	st, err := readStartup(a, a.Runs, store.Open("../../results"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &builder{s: s, a: a, runs: a.Runs, doc: &d.Doc{ID: s.ID, Title: d.Prose(s.Title)}, startup: st}
+	b.startupWarnings()
+	b.finalSettings()
+	for _, lang := range i18n.Codes() {
+		var md bytes.Buffer
+		if err := markdown.Write(&md, b.doc, i18n.MustNew(lang), markdown.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join("testdata", "golden", h200+".startup."+lang+".md")
+		if *update || os.Getenv("SERVELAB_UPDATE") != "" {
+			os.WriteFile(path, md.Bytes(), 0o644)
+			continue
+		}
+		if want, err := os.ReadFile(path); err != nil || !bytes.Equal(md.Bytes(), want) {
+			t.Errorf("%s differs (go test -update rewrites it):\n%s", path, md.Bytes())
+		}
+	}
+}
