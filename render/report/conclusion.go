@@ -33,17 +33,24 @@ func (b *builder) conclusion() {
 	if a.Final.Unmeasured {
 		b.doc.Add(d.Note{Text: d.M("Every run of this configuration failed: the steps chose it, but no measurement shows that it serves. %s lists why each run failed; fix that and run the study again before using this command.", d.Code("servelab analyze"))})
 	}
-	b.startupWarnings()
 	b.doc.Add(d.CodeBlock{Lang: "bash", Body: heredocs(a.Final.Files) + MultiLine(a.Final.Env, a.Final.Argv)})
-	b.finalSettings()
-	b.noiseAdoptions()
 	if localModel(a.Final.Model) {
 		b.doc.Add(d.Note{Text: d.M("The command loads the model file the study measured, %s: put the path of your own file of this model in its place, and keep the other settings as they are.", d.Code(a.Final.Model))})
 	}
+	b.noiseAdoptions()
+	b.startupWarnings()
 	b.deployLinks()
 	b.gain()
 	b.capacities()
 	b.tradeoffs()
+	b.comparison()
+	// What the engine made of the command, after the figures it earned.
+	b.finalSettings()
+}
+
+// comparison is the seeds' before-and-after tables and chart.
+func (b *builder) comparison() {
+	s, a := b.s, b.a
 	if len(a.Validation) == 0 {
 		return
 	}

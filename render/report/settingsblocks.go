@@ -38,7 +38,7 @@ func (b *builder) startupWarnings() {
 				unset = append(unset, d.Code(f))
 			}
 		}
-		b.doc.Add(d.Note{Warn: true, Cause: "startup", Text: d.Sentences(said, flagsSet(set, unset))})
+		b.doc.Add(d.Note{Cause: "startup", Text: d.Sentences(said, flagsSet(set, unset))})
 	}
 }
 
