@@ -159,7 +159,7 @@ var _ = register(Language{
 		"%s %s against %s, shorter by %s (%s)": "%s: %s против %s, меньше на %s (%s)",
 		"%s %s against %s, longer by %s (%s)":  "%s: %s против %s, больше на %s (%s)",
 		"the current configuration":            "текущая конфигурация",
-		"current configuration":                "текущая конфигурация",
+		"current configuration":                "текущий выбор",
 		"Adopted: %s, the best candidate.":     "Принято: %s, лучший кандидат.",
 		"Adopted: %s.":                         "Принято: %s.",
 		// Decisions (execute/decide's outcomes).

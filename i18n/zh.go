@@ -159,7 +159,7 @@ var _ = register(Language{
 		"%s %s against %s, shorter by %s (%s)": "%s 为 %s，对比 %s，缩短 %s（%s）",
 		"%s %s against %s, longer by %s (%s)":  "%s 为 %s，对比 %s，增加 %s（%s）",
 		"the current configuration":            "当前配置",
-		"current configuration":                "当前配置",
+		"current configuration":                "当前选择",
 		"Adopted: %s, the best candidate.":     "采用：%s，最佳候选。",
 		"Adopted: %s.":                         "采用：%s。",
 		// Decisions (execute/decide's outcomes).
