@@ -171,7 +171,13 @@ func (c Code) In(_ *i18n.Printer, f Format) string { return f.Code(string(c)) }
 // Prose is study text with its translations.
 type Prose schema.Text
 
-func (t Prose) In(p *i18n.Printer, f Format) string { return f.Esc(schema.Text(t).In(p.Lang())) }
+func (t Prose) In(p *i18n.Printer, f Format) string {
+	s := f.Esc(schema.Text(t).In(p.Lang()))
+	if p.Lang() == "zh" {
+		s = zhSpacing(s)
+	}
+	return s
+}
 
 // Join prints texts one after another with sep between them.
 type Join struct {
@@ -435,4 +441,18 @@ func (x Paren) In(p *i18n.Printer, f Format) string {
 		return "（" + x.Text.In(p, f) + "）"
 	}
 	return "(" + x.Text.In(p, f) + ")"
+}
+
+// WithUnit is a quantity's name with its unit, as a column or axis is
+// headed: "Mean latency, s"; Chinese brackets the unit, "平均延迟（s）".
+type WithUnit struct {
+	Text Text
+	Unit string
+}
+
+func (w WithUnit) In(p *i18n.Printer, f Format) string {
+	if p.Lang() == "zh" {
+		return w.Text.In(p, f) + "（" + Unit(w.Unit).In(p, f) + "）"
+	}
+	return w.Text.In(p, f) + ", " + Unit(w.Unit).In(p, f)
 }

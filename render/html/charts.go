@@ -144,9 +144,10 @@ func figureLabel(v float64, flagged bool, p *i18n.Printer) string {
 // everyLabel asks a category axis for every category's label. An
 // interval of 0 must be the number: go-echarts writes the string "0",
 // which ECharts takes for "not every label" and then hides the first
-// and last labels where they touch their neighbours.
+// and last labels where they touch their neighbours. The line height
+// is set: ECharts's own draws a Chinese second line over the first.
 func everyLabel(axis map[string]any) {
-	axis["axisLabel"] = map[string]any{"interval": 0, "hideOverlap": false}
+	axis["axisLabel"] = map[string]any{"interval": 0, "hideOverlap": false, "lineHeight": lineHeight}
 }
 
 // lieDown turns standing bars into lying ones: the categories down the
@@ -214,7 +215,7 @@ func pointOption(c d.Chart, p *i18n.Printer) (map[string]any, error) {
 	l := charts.NewLine()
 	xname := d.String(c.XName, p)
 	if c.XUnit != "" {
-		xname += ", " + p.Unit(c.XUnit)
+		xname = d.String(d.WithUnit{Text: c.XName, Unit: c.XUnit}, p)
 	}
 	// Below the axis labels, the x-axis's name, then the legend.
 	l.SetGlobalOptions(append(global(c, p, "item", opts.Grid{Top: "72", Bottom: "48", Left: "24", Right: "40", ContainLabel: opts.Bool(true)}),

@@ -177,7 +177,7 @@ func ChartTable(c d.Chart) d.Table {
 	for _, s := range c.Series {
 		name := s.Name
 		if c.Unit != "" {
-			name = d.Join{Sep: ", ", Parts: []d.Text{s.Name, d.Unit(c.Unit)}}
+			name = d.WithUnit{Text: s.Name, Unit: c.Unit}
 		}
 		head, right = append(head, name), append(right, true)
 		if s.Low != nil {
@@ -209,8 +209,8 @@ func ChartTable(c d.Chart) d.Table {
 
 // xyTable lists an xy chart's points: series, point, x, y.
 func xyTable(c d.Chart) d.Table {
-	t := d.Table{Head: []d.Text{d.Lit(""), d.Lit(""), d.Join{Sep: ", ", Parts: []d.Text{c.XName, d.Unit(c.XUnit)}},
-		d.Join{Sep: ", ", Parts: []d.Text{c.Title, d.Unit(c.Unit)}}}, Right: []bool{false, false, true, true}}
+	t := d.Table{Head: []d.Text{d.Lit(""), d.Lit(""), d.WithUnit{Text: c.XName, Unit: c.XUnit},
+		d.WithUnit{Text: c.Title, Unit: c.Unit}}, Right: []bool{false, false, true, true}}
 	for _, s := range c.Series {
 		for i, cat := range c.Categories {
 			t.Rows = append(t.Rows, []d.Text{s.Name, cat, num(at(s.X, i)), flagged(num(at(s.Values, i)), s.IsFlagged(i))})
