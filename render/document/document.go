@@ -189,6 +189,9 @@ func (j Join) In(p *i18n.Printer, f Format) string {
 	s := make([]string, len(j.Parts))
 	for i, t := range j.Parts {
 		s[i] = t.In(p, f)
+		if _, title := t.(Prose); title && p.Lang() != "zh" {
+			s[i] = titleStart + s[i] + titleEnd
+		}
 	}
 	sep := j.Sep
 	if p.Lang() == "zh" {

@@ -41,6 +41,7 @@ func (b *builder) conclusion() {
 	b.startupWarnings()
 	b.deployLinks()
 	b.gain()
+	b.sources()
 	b.capacities()
 	b.tradeoffs()
 	b.comparison()
@@ -290,4 +291,42 @@ func (b *builder) noiseAdoptions() {
 		key = "Adopted on single runs by a gain within run-to-run noise, so possibly no real difference: %s. The command keeps this setting by the study's rule (minimum gain %s)."
 	}
 	b.doc.Add(d.Note{Text: d.M(key, d.Join{Sep: ", ", Parts: parts}, pct(b.s.Objective.MinGain))})
+}
+
+// sources says where the gain comes from: each adopted change against
+// the configuration before it, with how sure the step was, so that a
+// reader can tell the change that carries the gain from the ones that
+// ride along on a single run.
+func (b *builder) sources() {
+	var parts []d.Text
+	for _, st := range b.a.Steps {
+		c := st.Comparison
+		if st.Outcome != decide.Adopted || st.Adopted == nil || c == nil || c.A != *st.Adopted || !b.changes(st) {
+			continue
+		}
+		how := []d.Text{pct(c.Gain)}
+		switch {
+		case c.Interval != nil:
+		case c.Gain < smallGain:
+			how = append(how, d.M("single runs, within run-to-run noise"))
+		default:
+			how = append(how, d.M("no noise estimate"))
+		}
+		parts = append(parts, d.Sentences(b.optionName(studyStep(b.s, st.ID), c.A), d.Paren{Text: d.Join{Sep: ", ", Parts: how}}))
+	}
+	if len(parts) < 2 {
+		return
+	}
+	b.doc.Add(d.Para{Text: d.M("Where the gain comes from, each adopted change against the configuration before it at %s: %s.", ProfileTitle(b.s, b.s.Objective.Profile), d.Join{Sep: "; ", Parts: parts})})
+}
+
+// changes reports whether a step's comparison sets its adopted option
+// against the configuration before the step: the incumbent, or for an
+// engine choice the baseline's engine.
+func (b *builder) changes(st decide.Step) bool {
+	c := st.Comparison
+	if st.Incumbent != nil {
+		return c.B == st.Incumbent.Variant
+	}
+	return st.Kind == "select" && c.B == b.s.Baseline.Engine && c.A != c.B
 }
