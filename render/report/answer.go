@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -173,7 +174,10 @@ func (b *builder) tradeoffs() {
 		return
 	}
 	var items []d.Text
-	for _, t := range b.a.Tradeoffs {
+	// The worst first: a reader weighs the largest cost before the rest.
+	sorted := slices.Clone(b.a.Tradeoffs)
+	slices.SortStableFunc(sorted, func(x, y decide.Tradeoff) int { return cmp.Compare(y.Ratio, x.Ratio) })
+	for _, t := range sorted {
 		if sameAsTPOT(b.a.Tradeoffs, t) {
 			continue // an ITL equal to the TPOT says nothing more
 		}
