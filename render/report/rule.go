@@ -11,9 +11,12 @@ import (
 func (b *builder) rule(k *sink) {
 	o := b.a.Objective
 	k.h(4, "rule", d.M("Decision rule"))
+	adopt := d.M("A variant is adopted when it beats the current configuration by more than %s and, where the records give a noise estimate, significantly at the %s level; otherwise the current configuration stays.", pct(o.MinGain), pct(o.Confidence))
+	if b.tilde() {
+		adopt = d.M("A variant is adopted when it beats the current configuration by more than %s and, where the records give a noise estimate, significantly at the %s level; otherwise the current configuration stays (no significant difference is written ~).", pct(o.MinGain), pct(o.Confidence))
+	}
 	k.add(d.List{Items: []d.Text{
-		d.M("A variant is adopted when it beats the current configuration by more than %s and, where the records give a noise estimate, significantly at the %s level; otherwise the current configuration stays (no significant difference is written ~).",
-			pct(o.MinGain), pct(o.Confidence)),
+		adopt,
 		b.intervalRule(),
 		d.M("A run that failed more than %s of its requests is invalid: it is never adopted, and the page names it with its failures.", pct(o.MaxFailed)),
 		d.M("A step is decided only when every planned repeat of its trials has a record."),
@@ -92,4 +95,22 @@ func (b *builder) intervalRule() d.Text {
 		return d.M("Every run of a configuration at a load is pooled, whichever step or repeat planned it. Intervals come from whole runs: with three runs a side or more, a t interval on the logarithms of the run values, so no interval of a latency or throughput reaches zero (a bootstrap of requests applies only to a per-request objective, such as a latency, with samples on both sides); fewer runs give no noise estimate, and two runs are shown as their two values.")
 	}
 	return d.M("Every run of a configuration at a load is pooled, whichever step or repeat planned it. The records hold run summaries, not per-request samples, and no comparison has three runs a side, so the page gives no intervals: two runs are shown as their two values, and a single run is a single measurement.")
+}
+
+// tilde reports whether the page writes ~ for no significant difference
+// anywhere, so that the rule explains the mark only where it appears.
+func (b *builder) tilde() bool {
+	for _, st := range b.a.Steps {
+		for _, c := range []*decide.Comparison{st.Comparison, st.SLOComparison} {
+			if c != nil && c.Verdict == decide.NoDifference {
+				return true
+			}
+		}
+	}
+	for _, r := range b.a.Validation {
+		if r.Verdict == decide.NoDifference {
+			return true
+		}
+	}
+	return false
 }
