@@ -112,7 +112,7 @@ var _ = register(Language{
 		"baseline":                           "基线配置",
 		"%s: %s":                             "%s：%s",
 		"%s: %s (%s)":                        "%s：%s（%s）",
-		"(%d runs, 95 %% interval %s to %s)": "（%d 次运行，95%% 置信区间 %s 至 %s）",
+		"(%d runs, 95%% interval %s to %s)": "（%d 次运行，95%% 置信区间 %s 至 %s）",
 		"%sx faster":                         "加速 %s 倍",
 		"%sx slower":                         "耗时为 %s 倍",
 		"%sx higher":                         "%s 倍",

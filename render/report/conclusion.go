@@ -135,7 +135,7 @@ func withRuns(t d.Text, metric string, v *decide.Value) d.Text {
 	if v.Interval == decide.IntervalRange {
 		return d.Join{Sep: " ", Parts: []d.Text{t, d.M("(%d runs: %s and %s)", v.Runs, value(metric, *v.Low), value(metric, *v.High))}}
 	}
-	return d.Join{Sep: " ", Parts: []d.Text{t, d.M("(%d runs, 95 %% interval %s to %s)", v.Runs, value(metric, *v.Low), value(metric, *v.High))}}
+	return d.Join{Sep: " ", Parts: []d.Text{t, d.M("(%d runs, 95%% interval %s to %s)", v.Runs, value(metric, *v.Low), value(metric, *v.High))}}
 }
 
 func (b *builder) baselineName() d.Text {
