@@ -1,6 +1,8 @@
 package report
 
 import (
+	"maps"
+	"slices"
 	"strings"
 
 	"servelab.dev/execute/record"
@@ -28,7 +30,29 @@ func (b *builder) appendix() []d.Block {
 		}
 		b.rawTrial(&k, t)
 	}
+	b.rawPooled(&k)
 	return k
+}
+
+// rawPooled lists the runs of trials the plan no longer holds (a step
+// or profile since dropped) that the figures pool with a planned
+// trial's, being of the same configuration at the same load: without
+// them a reader could not rebuild those figures from the appendix.
+func (b *builder) rawPooled(k *sink) {
+	first := true
+	for _, p := range b.pooledOnly() {
+		key, t, runs := p.key, p.trial, b.runs[p.key]
+		if first {
+			k.h(3, "raw-pooled", d.M("Earlier runs pooled into these figures"))
+			k.add(d.Para{Text: d.M("Runs of trials that the study no longer plans, of the same configuration at the same load as a planned trial, whose figures include them.")})
+			first = false
+		}
+		k.h(4, "", d.M("%s (trial %s)", b.trialLabel(t), d.Code(key[:12])))
+		for _, r := range runs {
+			k.add(d.Para{Text: d.M("Benchmark result:")}, d.CodeBlock{Lang: "text", Body: Block(r.Trial, r.Metrics, flaggedLines(b.warn[key]))})
+			importNotes(k, r)
+		}
+	}
 }
 
 func (b *builder) rawTrial(k *sink, t *plan.Trial) {
@@ -70,4 +94,37 @@ func importNotes(k *sink, r *record.Record) {
 		}
 		k.add(d.Note{Text: d.M(n.Msg, args...)})
 	}
+}
+
+// unplanned is a trial key the plan no longer holds whose runs pool
+// with the planned trial of the same configuration and load.
+type unplanned struct {
+	key   string
+	trial *plan.Trial
+}
+
+// pooledOnly lists the keys of the runs the figures pool in from trials
+// the plan no longer holds, in key order.
+func (b *builder) pooledOnly() []unplanned {
+	planned, byLoad := map[string]bool{}, map[string]*plan.Trial{}
+	for _, t := range b.a.Plan.Trials {
+		if t.Key == "" || t.Spec == nil {
+			continue
+		}
+		planned[t.Key] = true
+		if _, ok := byLoad[t.Spec.LoadKey()]; !ok {
+			byLoad[t.Spec.LoadKey()] = t
+		}
+	}
+	var out []unplanned
+	for _, key := range slices.Sorted(maps.Keys(b.runs)) {
+		runs := b.runs[key]
+		if planned[key] || len(runs) == 0 {
+			continue
+		}
+		if t, ok := byLoad[runs[0].Trial.LoadKey()]; ok {
+			out = append(out, unplanned{key, t})
+		}
+	}
+	return out
 }

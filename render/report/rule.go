@@ -1,6 +1,7 @@
 package report
 
 import (
+	"maps"
 	"servelab.dev/execute/decide"
 	"servelab.dev/execute/record"
 	d "servelab.dev/render/document"
@@ -42,7 +43,12 @@ func (b *builder) drove() bool {
 
 // figures says which kind of runs the page's figures come from.
 func (b *builder) figures() {
-	p := b.a.Provenance
+	p := maps.Clone(b.a.Provenance)
+	for _, u := range b.pooledOnly() {
+		for _, r := range b.runs[u.key] {
+			p[r.Provenance.Kind]++
+		}
+	}
 	var parts []d.Text
 	if n := p[record.Measured]; n > 0 {
 		parts = append(parts, d.M("measured on the GPU host by servelab: %d runs", n))
