@@ -77,6 +77,8 @@ var _ = register(Language{
 		"Adopted on single runs by a gain within run-to-run noise, so possibly no real difference: %s. The command keeps this setting by the study's rule (minimum gain %s).": "该设置仅凭单次运行、以处于运行间波动范围内的收益被采用，可能并无实际差别：%s。命令按研究的规则（最小收益 %s）保留了这一设置。",
 		"Mean latency per request at the same load: %s against %s for the baseline, %s.":                                                                                      "同一负载下每个请求的平均延迟：%s，基线配置为 %s，%s。",
 		"Mean latency per request at the same load (derived where the source printed none): %s against %s for the baseline, %s.":                                              "同一负载下每个请求的平均延迟（来源未给出时为推算值）：%s，基线配置为 %s，%s。",
+		"The recommended configuration meets %s at %s: %s, each the mean of its %d runs' values.":                                                                             "推荐配置在 %[2]s 下满足 %[1]s：%[3]s，均为其 %[4]d 次运行的平均值。",
+		"Each search ran one probe of %d requests a rate: the recommended configuration met the bounds at %s and broke them at %s, the baseline at %s and %s. A single short probe can pass near the edge before a queue builds, so each capacity is the highest rate that passed once, not one shown to be sustained.": "每次搜索在每个速率下只运行一次探测，每次 %d 个请求：推荐配置在 %s 时满足约束、在 %s 时违反约束，基线配置则分别为 %s 和 %s。在临界点附近，单次短探测可能在队列积压之前就通过，因此这里的容量是通过过一次的最高速率，并不代表已证明能持续承受。",
 		"Earlier runs pooled into these figures": "计入上述数据的早期运行",
 		"Runs of trials that the study no longer plans, of the same configuration at the same load as a planned trial, whose figures include them.": "这些运行来自本研究已不再安排的试验，其配置和负载与某个已安排的试验相同，因此计入了该试验的数据。",
 		"%s (trial %s)": "%s（试验 %s）",

@@ -29,6 +29,9 @@ func SLOAnswer(s *schema.Study, a *decide.Analysis) d.Text {
 	if c := ans.Capacity; c != nil {
 		return d.M("The recommended configuration meets %s at %s up to %s.", bounds, at, capacityText(c))
 	}
+	if ans.Runs > 1 {
+		return d.M("The recommended configuration meets %s at %s: %s, each the mean of its %d runs' values.", bounds, at, boundValues(ans), ans.Runs)
+	}
 	return d.M("The recommended configuration meets %s at %s: %s.", bounds, at, boundValues(ans))
 }
 
@@ -137,6 +140,9 @@ func (b *builder) capacities() {
 		if c.Final != nil && c.Final.AboveHigh || c.Baseline != nil && c.Baseline.AboveHigh {
 			hints = append(hints, d.M("A search whose high end still meets the bounds found no upper end: raise search.high to measure it."))
 		}
+		if e := b.capacityEdges(row.Profile, c); e != nil {
+			hints = append(hints, e)
+		}
 		b.doc.Add(d.Para{Text: d.Sentences(append([]d.Text{t}, hints...)...)})
 		if ch, ok := b.capacityChart(row); ok {
 			b.doc.Add(ch)
@@ -209,4 +215,18 @@ func sameAsTPOT(all []decide.Tradeoff, t decide.Tradeoff) bool {
 		}
 	}
 	return false
+}
+
+// capacityEdges says how finely each search placed its capacity: the
+// rate that met the bounds and the next that broke them, each probe a
+// single run. A short probe can pass near the edge before a queue has
+// built, so the figure is the highest rate that passed, not a rate the
+// configuration is known to sustain.
+func (b *builder) capacityEdges(profile string, c *decide.CapacityRow) d.Text {
+	f, base := c.Final, c.Baseline
+	if f == nil || base == nil || f.Rate == nil || base.Rate == nil || f.Bracket[1] <= f.Bracket[0] || base.Bracket[1] <= base.Bracket[0] {
+		return nil
+	}
+	return d.M("Each search ran one probe of %d requests a rate: the recommended configuration met the bounds at %s and broke them at %s, the baseline at %s and %s. A single short probe can pass near the edge before a queue builds, so each capacity is the highest rate that passed once, not one shown to be sustained.",
+		b.s.Profiles[profile].Requests, d.N(f.Bracket[0], "req/s"), d.N(f.Bracket[1], "req/s"), d.N(base.Bracket[0], "req/s"), d.N(base.Bracket[1], "req/s"))
 }

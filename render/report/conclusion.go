@@ -21,8 +21,11 @@ func (b *builder) conclusion() {
 		b.doc.Add(d.Para{Text: d.M("The study is not decided yet: some steps have no records. The steps below show what is known.")})
 		return
 	}
-	if t := SLOAnswer(s, a); t != nil {
-		b.doc.Add(d.Para{Text: t})
+	// An SLO no configuration meets is the answer, so it comes first; one
+	// that is met is a property of the command, stated with its gain.
+	slo := SLOAnswer(s, a)
+	if slo != nil && !a.SLO.Met {
+		b.doc.Add(d.Para{Text: slo})
 	}
 	b.doc.Add(d.Para{Text: d.M("Recommended configuration of %s on %s, for the %s:", d.Code(a.Final.Model), d.Lit(s.Hardware.GPU), b.goal())})
 	if a.SLO != nil && !a.SLO.Met {
@@ -41,6 +44,9 @@ func (b *builder) conclusion() {
 	b.startupWarnings()
 	b.deployLinks()
 	b.gain()
+	if slo != nil && a.SLO.Met {
+		b.doc.Add(d.Para{Text: slo})
+	}
 	b.sources()
 	b.capacities()
 	b.tradeoffs()
