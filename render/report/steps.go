@@ -126,7 +126,11 @@ func (b *builder) decision(ss *schema.Step, st decide.Step) {
 	if v := st.SLOComparison; v != nil {
 		b.doc.Add(d.Para{Text: d.Sentences(d.M("Distance from the service-level objective (the worst bound's value divided by its limit; 1 or less meets it): %s for %s, %s for %s.", times(v.ValueA), nameA, times(v.ValueB), nameB), verdictText(b.s, v))})
 	}
-	b.doc.Add(d.Para{Text: d.Sentences(verdictText(b.s, c), b.decisionText(ss, st))})
+	verdict := []d.Text{verdictText(b.s, c)}
+	if t := b.spreadNote(c); t != nil {
+		verdict = append(verdict, t)
+	}
+	b.doc.Add(d.Para{Text: d.Sentences(append(verdict, b.decisionText(ss, st))...)})
 	if t := b.closeCall(ss, st); t != nil {
 		b.doc.Add(d.Note{Text: t})
 	}
@@ -499,3 +503,35 @@ func better(metric string, a, b float64) bool {
 	}
 	return a > b
 }
+
+// spreadNote sets a comparison without a noise estimate beside the
+// widest spread the study measured between two runs of one
+// configuration: where that spread exceeds the difference, the study's
+// own runs say the difference may be noise (nil otherwise).
+func (b *builder) spreadNote(c *decide.Comparison) d.Text {
+	if c.Interval != nil || c.Ratio <= 0 {
+		return nil
+	}
+	diff := max(c.Ratio, 1/c.Ratio) - 1
+	var widest float64
+	var name d.Text
+	for _, st := range b.a.Steps {
+		for _, o := range st.Options {
+			v := o.Value
+			if v == nil || v.Runs < 2 || v.Low == nil || v.High == nil || v.Mean == 0 {
+				continue
+			}
+			if w := (*v.High - *v.Low) / v.Mean; w > widest {
+				widest, name = w, b.optionName(studyStep(b.s, st.ID), o.Variant)
+			}
+		}
+	}
+	if name == nil || widest <= diff {
+		return nil
+	}
+	return d.M("In this study the runs of one configuration (%s) differ by %s among themselves, more than this difference of %s.", name, pct(round3(widest)), pct(round3(diff)))
+}
+
+// round3 keeps a share to three decimals, as pct prints one decimal of
+// a percentage.
+func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
