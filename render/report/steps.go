@@ -438,17 +438,18 @@ func (b *builder) latencies(ss *schema.Step, st decide.Step) d.Text {
 	}
 	slices.SortStableFunc(opts, func(x, y decide.Option) int { return cmp.Compare(x.Latency.Mean, y.Latency.Mean) })
 	var parts []d.Text
-	derived := false
 	for _, o := range opts {
 		name := b.optionName(ss, o.Variant)
 		if st.Incumbent != nil && o.Variant == st.Incumbent.Variant {
 			name = d.Sentences(name, d.Paren{Text: d.M("current configuration")})
 		}
-		parts = append(parts, d.M("%s: %s", name, value("latency.mean", o.Latency.Mean)))
-		derived = derived || o.Latency.Derived
-	}
-	if derived {
-		return d.M("Mean latency per request at %s (derived where the source printed none): %s.", ProfileTitle(b.s, b.s.Objective.Profile), d.Join{Sep: ", ", Parts: parts})
+		// ≈ marks a latency derived from TTFT and TPOT, as in the
+		// conclusion's table, whose note explains it once.
+		v := value("latency.mean", o.Latency.Mean)
+		if o.Latency.Derived {
+			v = d.Join{Parts: []d.Text{d.Lit("≈"), v}}
+		}
+		parts = append(parts, d.M("%s: %s", name, v))
 	}
 	return d.M("Mean latency per request at %s: %s.", ProfileTitle(b.s, b.s.Objective.Profile), d.Join{Sep: ", ", Parts: parts})
 }
