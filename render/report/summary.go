@@ -127,10 +127,37 @@ func (b *builder) sweepPoint(row decide.ValidationRow, base bool) (thr, lat floa
 // latencyCharts show TTFT and TPOT of baseline and final per profile,
 // one chart each (their scales differ tenfold).
 func (b *builder) latencyCharts() []d.Block {
-	return []d.Block{
+	var out []d.Block
+	for _, c := range []d.Chart{
 		b.loadChart("validation_ttft", d.M("Mean %s, baseline and optimized", d.Lit("TTFT")), "ms", func(r decide.ValidationRow) *decide.ValidationRow { return r.TTFT }),
 		b.loadChart("validation_tpot", d.M("Mean %s, baseline and optimized", d.Lit("TPOT")), "ms", func(r decide.ValidationRow) *decide.ValidationRow { return r.TPOT }),
+	} {
+		if allFlagged(c) {
+			// A chart of figures the page itself calls impossible shows
+			// nothing true: it is named, not drawn.
+			out = append(out, d.Para{Text: d.M("%s is not charted: the warnings above call every one of its figures into question.", c.Title)})
+			continue
+		}
+		out = append(out, c)
 	}
+	return out
+}
+
+// allFlagged reports whether every figure of c is marked.
+func allFlagged(c d.Chart) bool {
+	n := 0
+	for _, s := range c.Series {
+		for i, v := range s.Values {
+			if math.IsNaN(v) {
+				continue
+			}
+			if !s.IsFlagged(i) {
+				return false
+			}
+			n++
+		}
+	}
+	return n > 0
 }
 
 func meanOf(v *decide.Value) float64 {

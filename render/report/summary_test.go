@@ -61,7 +61,7 @@ func TestSweepPlotsTheAnalysis(t *testing.T) {
 func TestLoadChartsKnowTheirAxis(t *testing.T) {
 	s, a, runs := seed(t, "qwen3.5-9b-h100-latency")
 	doc := Build(s, a, runs)
-	for _, id := range []string{"validation", "validation_ttft", "validation_tpot"} {
+	for _, id := range []string{"validation", "validation_ttft"} {
 		c := findChart(doc.Blocks, id)
 		if c == nil || c.Kind != "line" || fmt.Sprint(c.Series[0].X) != "[1 4 8 16]" || d.String(c.XName, i18n.MustNew("en")) != "Request rate" {
 			t.Fatalf("%s: %+v, want a line over request rates 1, 4, 8, 16", id, c)
@@ -83,22 +83,28 @@ func TestLoadChartsKnowTheirAxis(t *testing.T) {
 }
 
 // The seed's mean TPOTs, which its warnings call impossible (below one
-// decode step), are flagged in their chart, which says why; TTFT is not.
-func TestImpossibleTPOTFlagged(t *testing.T) {
+// decode step), are all flagged, so their chart is left out with the
+// reason; TTFT, not flagged, is drawn.
+func TestImpossibleTPOTNotCharted(t *testing.T) {
 	s, a, runs := seed(t, "qwen3.5-9b-h100-latency")
 	doc := Build(s, a, runs)
-	c := findChart(doc.Blocks, "validation_tpot")
-	for _, ser := range c.Series {
-		for i := range ser.Values {
-			if !ser.IsFlagged(i) {
-				t.Errorf("TPOT %s at %s not flagged", d.String(ser.Name, i18n.MustNew("en")), d.String(c.Categories[i], i18n.MustNew("en")))
-			}
+	if c := findChart(doc.Blocks, "validation_tpot"); c != nil {
+		t.Errorf("TPOT charted: %+v", c)
+	}
+	said := false
+	for _, bl := range doc.Blocks {
+		if p, ok := bl.(d.Para); ok && strings.Contains(d.String(p.Text, i18n.MustNew("en")), "Mean TPOT, baseline and optimized is not charted") {
+			said = true
 		}
 	}
-	if c.Doubt == nil || !strings.Contains(d.String(c.Doubt, i18n.MustNew("en")), "decode step") {
-		t.Errorf("doubt %v", c.Doubt)
+	if !said {
+		t.Error("the page does not say why TPOT is not charted")
 	}
-	if c := findChart(doc.Blocks, "validation_ttft"); c.Doubt != nil || c.Series[0].Flagged != nil {
-		t.Errorf("TTFT flagged: %+v", c)
+	if c := findChart(doc.Blocks, "validation_ttft"); c == nil || c.Doubt != nil || c.Series[0].Flagged != nil {
+		t.Errorf("TTFT: %+v", c)
+	}
+	partly := d.Chart{Series: []d.Series{{Values: []float64{1, 2}, Flagged: []bool{true, false}}}}
+	if allFlagged(partly) {
+		t.Error("a chart with one figure unflagged counts as all flagged")
 	}
 }
