@@ -510,8 +510,8 @@ func better(metric string, a, b float64) bool {
 // configuration: where that spread exceeds the difference, the study's
 // own runs say the difference may be noise (nil otherwise).
 func (b *builder) spreadNote(c *decide.Comparison) d.Text {
-	if c.Interval != nil || c.Ratio <= 0 {
-		return nil
+	if c.Interval != nil || c.Ratio <= 0 || min(c.RunsA, c.RunsB) > 1 {
+		return nil // with runs on both sides the verdict weighs them
 	}
 	diff := max(c.Ratio, 1/c.Ratio) - 1
 	var widest float64
