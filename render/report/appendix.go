@@ -15,6 +15,7 @@ import (
 // block of each run (lines the lint doubts end in (!)).
 func (b *builder) appendix() []d.Block {
 	var k sink
+	b.sharedNotes(&k)
 	step := ""
 	for _, t := range b.a.Plan.Trials {
 		if t.Key == "" {
@@ -50,7 +51,7 @@ func (b *builder) rawPooled(k *sink) {
 		k.h(4, "", d.M("%s (trial %s)", b.trialLabel(t), d.Code(key[:12])))
 		for _, r := range runs {
 			k.add(d.Para{Text: d.M("Benchmark result:")}, d.CodeBlock{Lang: "text", Body: Block(r.Trial, r.Metrics, flaggedLines(b.warn[key]))})
-			importNotes(k, r)
+			b.importNotes(k, r)
 		}
 	}
 }
@@ -80,20 +81,57 @@ func (b *builder) rawTrial(k *sink, t *plan.Trial) {
 			label = d.M("Benchmark result, run %d of %d:", i+1, len(runs))
 		}
 		k.add(d.Para{Text: label}, d.CodeBlock{Lang: "text", Body: Block(*t.Spec, r.Metrics, flagged)})
-		importNotes(k, r)
+		b.importNotes(k, r)
 	}
 }
 
 // importNotes say under a run what its importer estimated, recomputed
-// or found missing.
-func importNotes(k *sink, r *record.Record) {
+// or found missing, except the notes every run shares.
+func (b *builder) importNotes(k *sink, r *record.Record) {
 	for _, n := range r.ImportNotes {
-		args := make([]any, len(n.Args))
-		for i, a := range n.Args {
-			args[i] = d.Lit(a)
+		if !b.shared[noteKey(n)] {
+			k.add(d.Note{Text: noteText(n)})
 		}
-		k.add(d.Note{Text: d.M(n.Msg, args...)})
 	}
+}
+
+// sharedNotes says once, before the runs, the import notes that every
+// run of the page carries alike (a source that never prints failed
+// requests), so that they are not repeated under each run.
+func (b *builder) sharedNotes(k *sink) {
+	count, runs := map[string]int{}, 0
+	var first []record.Note
+	for _, t := range b.a.Plan.Trials {
+		for _, r := range b.runs[t.Key] {
+			if runs == 0 {
+				first = r.ImportNotes
+			}
+			runs++
+			for _, n := range r.ImportNotes {
+				count[noteKey(n)]++
+			}
+		}
+	}
+	b.shared = map[string]bool{}
+	for _, n := range first {
+		if runs > 1 && count[noteKey(n)] == runs {
+			if len(b.shared) == 0 {
+				k.add(d.Para{Text: d.M("Every run below was imported with this note:")})
+			}
+			b.shared[noteKey(n)] = true
+			k.add(d.Note{Text: noteText(n)})
+		}
+	}
+}
+
+func noteKey(n record.Note) string { return n.Msg + "\x00" + strings.Join(n.Args, "\x00") }
+
+func noteText(n record.Note) d.Text {
+	args := make([]any, len(n.Args))
+	for i, a := range n.Args {
+		args[i] = d.Lit(a)
+	}
+	return d.M(n.Msg, args...)
 }
 
 // unplanned is a trial key the plan no longer holds whose runs pool

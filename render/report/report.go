@@ -24,6 +24,9 @@ type builder struct {
 	// startup is what each trial's engine printed at start-up, by key
 	// (BuildWithLogs); empty for Build.
 	startup map[string]*startup.Settings
+	// shared are the import notes every run of the page carries, said
+	// once at the top of the appendix instead of under each run.
+	shared map[string]bool
 }
 
 // Build makes the report document of study s. It reads top-down: the
