@@ -102,7 +102,7 @@ func (b *builder) gain() {
 			continue
 		}
 		t := d.M("Gain on the objective at %s: %s %s against %s for the baseline, %s.", ProfileTitle(b.s, row.Profile), MetricName(m), value(m, row.Final.Mean), value(m, row.Baseline.Mean), RatioText(m, *row.Ratio))
-		var more d.Text = d.M("No interval: a side has a single run without per-request samples, so there is no noise estimate.")
+		var more d.Text = d.M("No interval: each side is a single run without per-request samples, so there is no noise estimate.")
 		switch {
 		case row.Baseline.Runs < 2 && row.Final.Runs > 1:
 			more = d.M("No interval: the baseline has a single run without per-request samples, so there is no noise estimate.")
