@@ -110,7 +110,7 @@ func (b *builder) gain() {
 			more = d.M("No interval: the recommended configuration has a single run without per-request samples, so there is no noise estimate.")
 		}
 		if row.Baseline.Runs > 1 && row.Final.Runs > 1 {
-			more = d.M("No interval: a side has fewer than three runs and no per-request samples, so there is no noise estimate.")
+			more = d.M("No interval: one of the two has fewer than three runs and no per-request samples, so there is no noise estimate.")
 		}
 		if row.Interval != nil {
 			more = d.M("The %s interval of the ratio (%s) is %s to %s.", pct(b.s.Objective.Confidence), methodText(row.Method), times(row.Interval[0]), times(row.Interval[1]))

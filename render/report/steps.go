@@ -290,7 +290,7 @@ func verdictText(s *schema.Study, c *decide.Comparison) d.Text {
 		return d.M("No significant difference (~): with fewer than three runs a side there is no interval, and the runs of the two sides overlap.")
 	}
 	if c.Interval == nil && max(c.RunsA, c.RunsB) > 1 {
-		return d.M("No noise estimate: a side has fewer than three runs and no per-request samples, so this difference may be run-to-run variation.")
+		return d.M("No noise estimate: one of the two has fewer than three runs and no per-request samples, so this difference may be run-to-run variation.")
 	}
 	if c.Interval == nil && bigEffect(c.Ratio) {
 		return d.M("No noise estimate: each side is a single run without per-request samples; a difference of %sx is far beyond the few percent by which runs of one configuration usually vary, so noise alone is unlikely to explain it.", d.Num{V: max(c.Ratio, 1/c.Ratio), Prec: 2})
