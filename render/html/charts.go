@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
@@ -41,9 +42,13 @@ func option(c d.Chart, p *i18n.Printer) (map[string]any, int, error) {
 // fit, the grid, a legend under the plot, no animation (pages are the
 // same bytes and look the same each load).
 func global(c d.Chart, p *i18n.Printer, trigger string, grid opts.Grid) []charts.GlobalOpts {
+	title := wrap(d.String(c.Title, p), titleWidth)
+	// The plot starts under the title, however many lines it took, and
+	// the value axis's unit above the plot.
+	grid.Top = strconv.Itoa(28 + 22*(strings.Count(title, "\n")+1))
 	return []charts.GlobalOpts{
 		charts.WithInitializationOpts(opts.Initialization{ChartID: c.ID, Renderer: "svg", AssetsHost: "./"}),
-		charts.WithTitleOpts(opts.Title{Title: wrap(d.String(c.Title, p), 56)}),
+		charts.WithTitleOpts(opts.Title{Title: title}),
 		charts.WithGridOpts(grid),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: trigger}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Bottom: "0"}),
@@ -380,14 +385,18 @@ func val(v float64) any {
 	return math.Round(v*100) / 100
 }
 
-// wrap breaks a chart title into lines of at most n characters at
-// spaces: ECharts does not wrap titles, and long Russian ones run off
-// the chart.
-func wrap(s string, n int) string {
+// titleWidth is how wide a title line may be, in textWidth's 12 px
+// units: the title's 18 px bold is about 1.6 times as wide, and a line
+// may fill some 820 px of the chart.
+const titleWidth = 510
+
+// wrap breaks a chart title into lines at most n wide, at spaces:
+// ECharts does not wrap titles, and long Russian ones run off the chart.
+func wrap(s string, n float64) string {
 	var lines []string
 	line := ""
 	for _, w := range strings.Fields(s) {
-		if line != "" && len([]rune(line))+1+len([]rune(w)) > n {
+		if line != "" && textWidth(line+" "+w) > n {
 			lines = append(lines, line)
 			line = w
 			continue

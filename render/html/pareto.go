@@ -20,7 +20,7 @@ func paretoOption(c d.Chart, p *i18n.Printer) (map[string]any, int, error) {
 	sc := charts.NewScatter()
 	sc.SetGlobalOptions(
 		charts.WithInitializationOpts(opts.Initialization{ChartID: c.ID, Renderer: "svg", AssetsHost: "./"}),
-		charts.WithTitleOpts(opts.Title{Title: wrap(d.String(c.Title, p), 56)}),
+		charts.WithTitleOpts(opts.Title{Title: wrap(d.String(c.Title, p), titleWidth)}),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item"}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Bottom: "0"}),
 		charts.WithAnimation(false))
