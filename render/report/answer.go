@@ -143,6 +143,11 @@ func (b *builder) capacities() {
 		if e := b.capacityEdges(row.Profile, c); e != nil {
 			hints = append(hints, e)
 		}
+		if c.Final != nil && c.Final.Rate != nil {
+			if got, ok := b.achieved("validate/final", *c.Final.Rate); ok && got < 0.9**c.Final.Rate {
+				hints = append(hints, d.M("The recommended configuration's probe at %s completed only %s: it fell behind the offered rate, so it may not sustain that rate.", d.N(*c.Final.Rate, "req/s"), d.N(got, "req/s")))
+			}
+		}
 		b.doc.Add(d.Para{Text: d.Sentences(append([]d.Text{t}, hints...)...)})
 		if ch, ok := b.capacityChart(row); ok {
 			b.doc.Add(ch)
@@ -229,4 +234,26 @@ func (b *builder) capacityEdges(profile string, c *decide.CapacityRow) d.Text {
 	}
 	return d.M("Each search ran one probe of %d requests a rate: the recommended configuration met the bounds at %s and broke them at %s, the baseline at %s and %s. A single short probe can pass near the edge before a queue builds, so each capacity is the highest rate that passed once, not one shown to be sustained.",
 		b.s.Profiles[profile].Requests, d.N(f.Bracket[0], "req/s"), d.N(f.Bracket[1], "req/s"), d.N(base.Bracket[0], "req/s"), d.N(base.Bracket[1], "req/s"))
+}
+
+// achieved is the request rate that role's probes at rate completed,
+// over their runs (false when none is recorded): a search probe passes
+// on its latency bounds alone, and a configuration that falls behind
+// the offered rate passes a short probe it could not sustain.
+func (b *builder) achieved(role string, rate float64) (float64, bool) {
+	sum, n := 0.0, 0
+	for _, t := range b.a.Plan.Trials {
+		if t.Spec == nil || !t.HasRole(role) || t.Spec.Profile.Kind != "poisson" || t.Spec.Profile.Rate != rate {
+			continue
+		}
+		for _, r := range b.runs[t.Key] {
+			if v := r.Metrics.RequestThroughput; v != nil {
+				sum, n = sum+*v, n+1
+			}
+		}
+	}
+	if n == 0 {
+		return 0, false
+	}
+	return sum / float64(n), true
 }

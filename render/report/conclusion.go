@@ -196,7 +196,11 @@ func (b *builder) validationNotes() {
 	for _, n := range b.a.Notes {
 		switch n {
 		case decide.DerivedLatencyNote:
-			b.doc.Add(d.Note{Text: d.M("A mean latency marked ≈ is TTFT + TPOT × (mean output tokens − 1), computed from the record because its source printed no mean latency. It ignores how TPOT varies with response length, so it approximates the true mean.")})
+			t := []d.Text{d.M("A mean latency marked ≈ is TTFT + TPOT × (mean output tokens − 1), computed from the record because its source printed no mean latency. It ignores how TPOT varies with response length, so it approximates the true mean.")}
+			if c := b.serialCheck(); c != nil {
+				t = append(t, c)
+			}
+			b.doc.Add(d.Note{Text: d.Sentences(t...)})
 		case decide.NoNoiseNote:
 			b.doc.Add(d.Note{Text: d.M("Most trials ran once, so most comparisons have no noise estimate: a difference smaller than the run-to-run variation cannot be told from none. Repeat the trials to get one.")})
 		}
@@ -341,4 +345,37 @@ func (b *builder) changes(st decide.Step) bool {
 		return c.B == st.Incumbent.Variant
 	}
 	return st.Kind == "select" && c.B == b.s.Baseline.Engine && c.A != c.B
+}
+
+// serialCheck sets the derived mean latency of the final configuration
+// at concurrency 1 beside the one its runs measure there: one request at
+// a time, a run's duration over its requests is the mean latency (a
+// little above it, by the gaps between requests). It says so where the
+// two differ by more than 3 %, as when speculative decoding makes TPOT
+// depend on length (nil otherwise).
+func (b *builder) serialCheck() d.Text {
+	for _, row := range b.measured() {
+		p, ok := b.s.Profiles[row.Profile]
+		l := row.Latency
+		if !ok || p.Kind != "concurrency" || p.Concurrency != 1 || l == nil || l.Final == nil || !l.Final.Derived {
+			continue
+		}
+		sum, n := 0.0, 0
+		for _, key := range b.roleKeys("validate/final", row.Profile) {
+			for _, r := range b.runs[key] {
+				if r.Metrics.Completed > 0 && r.Metrics.Duration > 0 {
+					sum, n = sum+r.Metrics.Duration/float64(r.Metrics.Completed), n+1
+				}
+			}
+		}
+		if n == 0 {
+			continue
+		}
+		measured, derived := sum/float64(n), l.Final.Mean/1000
+		if math.Abs(measured-derived)/measured <= 0.03 {
+			return nil
+		}
+		return d.M("At %s the recommended configuration's runs took %s a request (duration ÷ requests, one request at a time), against %s from the formula: read the ≈ figures as estimates with that much error.", ProfileTitle(b.s, row.Profile), d.N(measured, "s"), d.N(derived, "s"))
+	}
+	return nil
 }
