@@ -348,7 +348,10 @@ type Series struct {
 	Name      Text
 	Values    []float64
 	Low, High []float64
-	X         []float64 // x of each value, in "line" and "xy" charts
+	// Ranges says Low and High are the lowest and highest of two runs,
+	// not an interval.
+	Ranges bool
+	X      []float64 // x of each value, in "line" and "xy" charts
 	// Flagged marks the values the page's warnings call into question:
 	// writers draw them apart and mark them (!).
 	Flagged []bool

@@ -181,7 +181,11 @@ func ChartTable(c d.Chart) d.Table {
 		}
 		head, right = append(head, name), append(right, true)
 		if s.Low != nil {
-			head, right = append(head, d.M("interval")), append(right, true)
+			what := d.M("interval")
+			if s.Ranges {
+				what = d.M("range of runs")
+			}
+			head, right = append(head, what), append(right, true)
 		}
 	}
 	for _, l := range c.Lines {

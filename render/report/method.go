@@ -18,8 +18,11 @@ func (b *builder) method() []d.Block {
 	b.objective(&k)
 	b.setup(&k)
 	k.h(3, "method", d.M("Benchmark method"))
-	client := d.Code(bm.Client.Name + " " + bm.Client.Version)
-	if bm.Client.Version == "" {
+	var client d.Text = d.Code(bm.Client.Name + " " + bm.Client.Version)
+	switch {
+	case bm.Client.Name == "builtin":
+		client = d.M("servelab's own load generator")
+	case bm.Client.Version == "":
 		client = d.Code(bm.Client.Name)
 	}
 	var own []d.Block
@@ -54,7 +57,7 @@ func (b *builder) method() []d.Block {
 	}
 	k.h(4, "reproduce", d.M("Reproducing the benchmark"))
 	peer := peerOf(bm.Client.Name, bm.Client.Version)
-	k.add(d.Para{Text: d.M("Under each run in the appendix, a command for %s repeats that run's load without servelab, against an engine started with the run's serving command. Its flags are checked against the argument parser of %s at commit %s.",
+	k.add(d.Para{Text: d.M("Under each run in the appendix, a command for %s repeats that run's kind of load without servelab (the same lengths, rate or concurrency and request count; other prompts), against an engine started with the run's serving command. Its flags are checked against the argument parser of %s at commit %s.",
 		d.Code(peer.Name+" "+peer.Version), d.Code(peer.Table.Source), d.Code(peer.Table.Commit[:12]))})
 	return k
 }

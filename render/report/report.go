@@ -59,7 +59,7 @@ func build(s *schema.Study, a *decide.Analysis, runs decide.Runs, st map[string]
 	b.others()
 	b.notes()
 	b.doc.Add(d.Details{ID: "method", Summary: d.M("Method: objective, setup, statistics, load and client"), Blocks: b.method()})
-	b.doc.Add(d.Details{ID: "raw", Summary: d.M("Appendix: commands and raw benchmark results of every run"), Blocks: b.appendix()})
+	b.doc.Add(d.Details{ID: "raw", Summary: d.M("Appendix: commands and benchmark results of every run, in one format"), Blocks: b.appendix()})
 	return b.doc
 }
 

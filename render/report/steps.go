@@ -383,7 +383,7 @@ func (b *builder) stepChart(ss *schema.Step, st decide.Step) d.Chart {
 	if st.Incumbent != nil {
 		c.MarkLabel = d.M("current configuration")
 	}
-	repeats := false
+	repeats, ranges := false, true
 	seen := flags{}
 	for _, o := range opts {
 		c.Categories = append(c.Categories, b.optionName(ss, o.Variant))
@@ -392,12 +392,14 @@ func (b *builder) stepChart(ss *schema.Step, st decide.Step) d.Chart {
 		lo, hi := math.NaN(), math.NaN()
 		if o.Value != nil && o.Value.Low != nil {
 			lo, hi, repeats = chartValue(m, *o.Value.Low), chartValue(m, *o.Value.High), true
+			ranges = ranges && o.Value.Interval == decide.IntervalRange
 		}
 		ser.Low, ser.High = append(ser.Low, lo), append(ser.High, hi)
 	}
 	if !repeats {
 		ser.Low, ser.High = nil, nil
 	}
+	ser.Ranges = repeats && ranges
 	c.Series = []d.Series{ser}
 	seen.apply(&c)
 	return c
