@@ -211,7 +211,9 @@ func (w withLoad) In(p *i18n.Printer, f d.Format) string {
 	if p.Lang() == "ru" {
 		t = "«" + t + "»" // a name after "в профиле", as the catalog quotes it
 	}
-	if strings.EqualFold(strings.ReplaceAll(title, " ", ""), strings.ReplaceAll(l, " ", "")) {
+	// A title that already says its load ("ShareGPT, concurrency 4")
+	// is not followed by it again.
+	if strings.Contains(strings.ToLower(strings.ReplaceAll(title, " ", "")), strings.ToLower(strings.ReplaceAll(l, " ", ""))) {
 		return t
 	}
 	if p.Lang() == "zh" {
