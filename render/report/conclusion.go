@@ -38,7 +38,7 @@ func (b *builder) conclusion() {
 	}
 	b.doc.Add(d.CodeBlock{Lang: "bash", Body: heredocs(a.Final.Files) + MultiLine(a.Final.Env, a.Final.Argv)})
 	if localModel(a.Final.Model) {
-		b.doc.Add(d.Note{Text: d.M("The command loads the model file the study measured, %s: put the path of your own file of this model in its place, and keep the other settings as they are.", d.Code(a.Final.Model))})
+		b.doc.Add(d.Note{Text: d.M("The command loads the model file the study measured, %s: put the path of your own %s file of this model in its place, and keep the other settings as they are. A file of another precision was not measured here and needs its own test.", d.Code(a.Final.Model), d.Lit(strings.ToUpper(b.dtypeOf(a.Final.Model))))})
 	}
 	b.noiseAdoptions()
 	b.startupWarnings()
@@ -378,4 +378,16 @@ func (b *builder) serialCheck() d.Text {
 		return d.M("At %s the recommended configuration's runs took %s a request (duration ÷ requests, one request at a time), against %s from the formula: read the ≈ figures as estimates with that much error.", ProfileTitle(b.s, row.Profile), d.N(measured, "s"), d.N(derived, "s"))
 	}
 	return nil
+}
+
+// dtypeOf is the precision of the study's checkpoint id (the model's or
+// one of its variants').
+func (b *builder) dtypeOf(id string) string {
+	m := b.s.Model
+	for _, name := range slices.Sorted(maps.Keys(m.Variants)) {
+		if v, _ := m.Variant(name); v.ID == id {
+			return v.DType
+		}
+	}
+	return m.DType
 }

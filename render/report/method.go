@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"servelab.dev/execute/record"
 	"strings"
 
 	d "servelab.dev/render/document"
@@ -40,6 +41,9 @@ func (b *builder) method() []d.Block {
 		k.add(d.Para{Text: d.M("Client: %s, driving the %s endpoint with streamed responses.", client, d.Code(endpoint(bm.API)))})
 	}
 	k.add(own...)
+	if n, ok := b.meanOutput(); ok && !bm.Output.IgnoreEOS {
+		k.add(d.Para{Text: d.M("The requests generated %s output tokens each on average (the records' totals over their completed requests): latencies here are for answers of that length.", d.Num{V: n, Prec: 0})})
+	}
 	if bm.Warmup > 0 {
 		k.add(d.Para{Text: d.M("Each profile starts with %d warm-up requests, which are not measured.", bm.Warmup)})
 	}
@@ -199,4 +203,21 @@ func randomText(ds schema.Dataset, bm schema.Benchmark) d.Text {
 		parts = append(parts, d.M("generation ignores end-of-sequence, so every request produces its full output length"))
 	}
 	return d.Join{Sep: "; ", Parts: parts}
+}
+
+// meanOutput is the mean output length of the page's requests, from the
+// records that count their tokens: what a mean latency here covers.
+func (b *builder) meanOutput() (float64, bool) {
+	tokens, done := 0, 0
+	for _, t := range b.a.Plan.Trials {
+		for _, r := range b.runs[t.Key] {
+			if out, known := record.Count(r.Metrics.OutputTokens); known && r.Metrics.Completed > 0 {
+				tokens, done = tokens+out, done+r.Metrics.Completed
+			}
+		}
+	}
+	if done == 0 {
+		return 0, false
+	}
+	return float64(tokens) / float64(done), true
 }
