@@ -24,6 +24,7 @@ const (
 	CodePeakRate    = "peak-rate"        // peak token rate beyond what the run or GPU allows
 	CodeDecodeBound = "decode-bound"     // TPOT below weights ÷ bandwidth
 	CodePeakConc    = "peak-concurrency" // peak concurrency above the configured cap
+	CodePeakLow     = "peak-below-mean"  // peak token rate below the run's mean
 	CodeOutlier     = "ttft-outlier"     // a few requests waited far longer than the rest
 	CodeNote        = "note"             // what the writer of the record noticed
 )
@@ -69,6 +70,8 @@ func lintRecord(s *schema.Study, t *plan.Trial, r *record.Record) []Warning {
 			add(CodePeakRate, "peak output throughput %.2f tok/s exceeds the %d tokens the whole run generated: an artefact of counting chunk arrivals", *p, *m.OutputTokens)
 		case step > 0 && m.PeakConcurrency != nil && *p > *m.PeakConcurrency*1000/step:
 			add(CodePeakRate, "peak output throughput %.2f tok/s is above %.0f tok/s, what %.0f concurrent requests can decode at the memory-bandwidth limit", *p, *m.PeakConcurrency*1000/step, *m.PeakConcurrency)
+		case m.OutputThroughput != nil && *p < *m.OutputThroughput:
+			add(CodePeakLow, "peak output throughput %.2f tok/s is below the run's mean of %.2f tok/s: the source counts chunks, which carry several tokens each under speculative decoding", *p, *m.OutputThroughput)
 		}
 	}
 	if c := t.Spec.Profile.Concurrency; c > 0 && m.PeakConcurrency != nil && *m.PeakConcurrency > float64(c) {

@@ -17,6 +17,7 @@ var lintFigures = map[string][]string{
 	decide.CodeBursts:      {"itl.median", "tpot.median"},
 	decide.CodeDecodeBound: {"tpot.median", "tpot.mean"},
 	decide.CodePeakRate:    {"peak_output_throughput"},
+	decide.CodePeakLow:     {"peak_output_throughput"},
 	decide.CodePeakConc:    {"peak_concurrency"},
 	decide.CodeOutlier:     {"ttft.p99"},
 }

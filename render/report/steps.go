@@ -64,6 +64,8 @@ func lintText(w decide.Warning, client string) d.Text {
 		return d.M("A TPOT marked (!) is below the time one decode step needs to read this model's weights at the GPU's memory bandwidth: it cannot be a real per-token time.")
 	case decide.CodePeakRate:
 		return d.M("The peak output throughput marked (!) is more than this run or this GPU can produce: %s, which measured it, counted chunk arrivals per second, not tokens.", toolName(client))
+	case decide.CodePeakLow:
+		return d.M("The peak output throughput marked (!) is below the run's own mean, which a peak cannot be: %s, which measured it, counted chunk arrivals per second, and a chunk carries several tokens under speculative decoding.", toolName(client))
 	case decide.CodePeakConc:
 		return d.M("The peak concurrent requests marked (!) exceed the configured cap: %s, which measured them, counted one-second buckets, not requests in flight.", toolName(client))
 	case decide.CodeOutlier:
