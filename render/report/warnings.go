@@ -77,7 +77,8 @@ func (b *builder) concerned(code string, groups []d.Text, n int) d.Text {
 	}
 	measured := func(t *plan.Trial) bool { return len(b.runs[t.Key]) > 0 }
 	total := len(b.trialsWhere(measured))
-	spared := b.trialGroups(func(t *plan.Trial) bool {
+	var spared []d.Text
+	for _, t := range b.trialsWhere(func(t *plan.Trial) bool {
 		if !measured(t) {
 			return false
 		}
@@ -87,9 +88,15 @@ func (b *builder) concerned(code string, groups []d.Text, n int) d.Text {
 			}
 		}
 		return true
-	})
+	}) {
+		name := b.variantName(t)
+		if t.Profile != b.s.Objective.Profile || t.Step == "validate" {
+			name = d.Sentences(name, d.Paren{Text: ProfileTitle(b.s, t.Profile)})
+		}
+		spared = append(spared, d.M("%s in %s", name, b.stepTitle(t.Step)))
+	}
 	if len(spared) > 0 && total-n <= 4 {
-		return d.M("It concerns %d of the %d measured trials, all but %s.", n, total, d.Join{Sep: "; ", Parts: spared})
+		return d.M("It concerns %d of the %d measured trials; not %s.", n, total, d.Join{Sep: "; ", Parts: spared})
 	}
 	if total == n {
 		return d.M("It concerns every measured trial (%d).", n)
