@@ -41,8 +41,12 @@ func (b *builder) method() []d.Block {
 		k.add(d.Para{Text: d.M("Client: %s, driving the %s endpoint with streamed responses.", client, d.Code(endpoint(bm.API)))})
 	}
 	k.add(own...)
-	if n, ok := b.meanOutput(); ok && !bm.Output.IgnoreEOS {
-		k.add(d.Para{Text: d.M("The requests generated %s output tokens each on average (the records' totals over their completed requests): latencies here are for answers of that length.", d.Num{V: n, Prec: 0})})
+	if n, same, ok := b.meanOutput(); ok && !bm.Output.IgnoreEOS {
+		if same > 0 {
+			k.add(d.Para{Text: d.M("Every run generated the same %d output tokens, %s a request on average: the client fixed each request's output length, so answers, reasoning included, stopped at those lengths. Latencies here are for answers of that length; full answers take longer.", same, d.Num{V: n, Prec: 0})})
+		} else {
+			k.add(d.Para{Text: d.M("The requests generated %s output tokens each on average (the records' totals over their completed requests): latencies here are for answers of that length.", d.Num{V: n, Prec: 0})})
+		}
 	}
 	if bm.Warmup > 0 {
 		k.add(d.Para{Text: d.M("Each profile starts with %d warm-up requests, which are not measured.", bm.Warmup)})
@@ -206,18 +210,28 @@ func randomText(ds schema.Dataset, bm schema.Benchmark) d.Text {
 }
 
 // meanOutput is the mean output length of the page's requests, from the
-// records that count their tokens: what a mean latency here covers.
-func (b *builder) meanOutput() (float64, bool) {
-	tokens, done := 0, 0
+// records that count their tokens: what a mean latency here covers; and
+// the runs' common total when every run generated exactly as many
+// tokens (a client that fixed each request's length), else 0.
+func (b *builder) meanOutput() (mean float64, same int, ok bool) {
+	tokens, done, runs := 0, 0, 0
 	for _, t := range b.a.Plan.Trials {
 		for _, r := range b.runs[t.Key] {
 			if out, known := record.Count(r.Metrics.OutputTokens); known && r.Metrics.Completed > 0 {
-				tokens, done = tokens+out, done+r.Metrics.Completed
+				if runs == 0 {
+					same = out
+				} else if same != out {
+					same = -1
+				}
+				tokens, done, runs = tokens+out, done+r.Metrics.Completed, runs+1
 			}
 		}
 	}
 	if done == 0 {
-		return 0, false
+		return 0, 0, false
 	}
-	return float64(tokens) / float64(done), true
+	if runs < 3 {
+		same = -1
+	}
+	return float64(tokens) / float64(done), max(same, 0), true
 }
