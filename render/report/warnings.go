@@ -14,7 +14,11 @@ var causes = []string{decide.CodeDecodeBound, decide.CodePeakRate, decide.CodePe
 func (b *builder) warnings() {
 	var notes []d.Block
 	if b.s.Benchmark.Warmup == 0 && len(b.runs) > 0 {
-		notes = append(notes, d.Note{Warn: true, Cause: "warmup", Text: d.M("These runs had no warm-up requests: the first requests of each run include start-up effects (a single slow first request can move a mean).")})
+		t := d.M("These runs had no warm-up requests: the first requests of each run include start-up effects (a single slow first request can move a mean).")
+		if !b.drove() {
+			t = d.M("The imported runs report no warm-up requests: if they had none, the first requests of each run include start-up effects (a single slow first request can move a mean).")
+		}
+		notes = append(notes, d.Note{Warn: true, Cause: "warmup", Text: t})
 	}
 	notes = append(notes, b.defaultEquals()...) // about the study, before the runs' data
 	for _, code := range causes {
