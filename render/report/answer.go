@@ -143,13 +143,17 @@ func (b *builder) capacities() {
 		if e := b.capacityEdges(row.Profile, c); e != nil {
 			hints = append(hints, e)
 		}
+		behind := false
 		if c.Final != nil && c.Final.Rate != nil {
 			if got, ok := b.achieved("validate/final", *c.Final.Rate); ok && got < 0.9**c.Final.Rate {
+				behind = true
 				hints = append(hints, d.M("The recommended configuration's probe at %s completed only %s: it fell behind the offered rate, so it may not sustain that rate.", d.N(*c.Final.Rate, "req/s"), d.N(got, "req/s")))
 			}
 		}
 		b.doc.Add(d.Para{Text: d.Sentences(append([]d.Text{t}, hints...)...)})
-		if ch, ok := b.capacityChart(row); ok {
+		// A bar would show as a capacity a rate the text has just put in
+		// doubt.
+		if ch, ok := b.capacityChart(row); ok && !behind {
 			b.doc.Add(ch)
 		}
 	}

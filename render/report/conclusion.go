@@ -84,7 +84,7 @@ func (b *builder) goal() d.Text {
 	at := ProfileTitle(b.s, o.Profile)
 	switch {
 	case o.Lead == "latency.mean":
-		return d.M("lowest mean latency per request at %s (decided on %s, which at a fixed concurrency ranks the configurations the same way)", at, MetricName(o.Metric))
+		return d.M("lowest mean latency per request at %s (decided on %s: at a fixed concurrency a higher throughput means a lower true mean latency)", at, MetricName(o.Metric))
 	case o.Metric == schema.Capacity:
 		return d.M("highest request rate that meets the service-level objective (%s)", at)
 	case o.Goal == "max":
@@ -212,8 +212,11 @@ func (b *builder) validationNotes() {
 // numbers.
 func (b *builder) validationChart() d.Chart {
 	m := b.s.Objective.Metric
-	c := b.loadChart("validation", d.M("%s, baseline and optimized", d.Cap{Text: MetricName(m)}), chartUnit(m),
-		func(r decide.ValidationRow) *decide.ValidationRow { return &r })
+	pick := func(r decide.ValidationRow) *decide.ValidationRow { return &r }
+	if b.s.Objective.Lead == "latency.mean" {
+		m, pick = "latency.mean", func(r decide.ValidationRow) *decide.ValidationRow { return r.Latency }
+	}
+	c := b.loadChart("validation", d.M("%s, baseline and optimized", d.Cap{Text: MetricName(m)}), chartUnit(m), pick)
 	c.Tabled = true
 	return c
 }
@@ -333,7 +336,7 @@ func (b *builder) sources() {
 	if len(parts) < 2 {
 		return
 	}
-	b.doc.Add(d.Para{Text: d.M("Where the gain comes from, each adopted change against the configuration before it at %s: %s.", ProfileTitle(b.s, b.s.Objective.Profile), d.Join{Sep: "; ", Parts: parts})})
+	b.doc.Add(d.Para{Text: d.M("Where the gain in %s comes from, each adopted change against the configuration before it at %s: %s.", MetricName(b.s.Objective.Metric), ProfileTitle(b.s, b.s.Objective.Profile), d.Join{Sep: "; ", Parts: parts})})
 }
 
 // changes reports whether a step's comparison sets its adopted option
