@@ -80,9 +80,20 @@ func chartUnit(metric string) string {
 // faster".
 func RatioText(metric string, r float64) d.Text {
 	lower := decide.Lower(metric)
+	share := func(f float64) d.Text { return d.Num{V: f * 100, Prec: 1, Unit: "%"} }
 	switch {
-	case fmt.Sprintf("%.2f", r) == "1.00" || fmt.Sprintf("%.2f", 1/r) == "1.00":
+	case fmt.Sprintf("%.1f", math.Abs(r-1)*100) == "0.0" || fmt.Sprintf("%.1f", math.Abs(1/r-1)*100) == "0.0":
 		return d.M("ratio %sx", d.Num{V: 1, Prec: 2})
+	// Within 10 % a percentage reads better than a ratio ("3.4% lower",
+	// not "1.04x lower"), in every language.
+	case r > 1 && r < 1.1 && lower:
+		return d.M("%s faster", share(1-1/r))
+	case r > 1 && r < 1.1:
+		return d.M("%s higher", share(r-1))
+	case r < 1 && r > 1/1.1 && lower:
+		return d.M("%s slower", share(1/r-1))
+	case r < 1 && r > 1/1.1:
+		return d.M("%s lower", share(1-r))
 	case r >= 1 && lower:
 		return d.M("%sx faster", d.Num{V: r, Prec: 2})
 	case r >= 1:
