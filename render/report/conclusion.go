@@ -38,7 +38,7 @@ func (b *builder) conclusion() {
 	}
 	b.doc.Add(d.CodeBlock{Lang: "bash", Body: heredocs(a.Final.Files) + MultiLine(a.Final.Env, a.Final.Argv)})
 	if localModel(a.Final.Model) {
-		b.doc.Add(d.Note{Text: d.M("The command loads the model file the study measured, %s: put the path of your own %s file of this model in its place, and keep the other settings as they are. A file of another precision was not measured here and needs its own test.", d.Code(a.Final.Model), d.Lit(strings.ToUpper(b.dtypeOf(a.Final.Model))))})
+		b.doc.Add(d.Note{Text: d.M("The command loads the model file the study measured, %s: put the path of your own %s file of this model in its place, and keep the other settings as they are. A file of another precision needs its own test, apart from any the steps above measured.", d.Code(a.Final.Model), d.Lit(strings.ToUpper(b.dtypeOf(a.Final.Model))))})
 	}
 	b.noiseAdoptions()
 	b.startupWarnings()
@@ -305,9 +305,9 @@ func (b *builder) noiseAdoptions() {
 	if len(parts) == 0 {
 		return
 	}
-	key := "Adopted on single runs by a gain within run-to-run noise, so possibly no real difference: %s. The command keeps them by the study's rule (minimum gain %s)."
+	key := "Adopted on single runs by a gain smaller than runs of one configuration usually differ (not measured here), so possibly no real difference: %s. The command keeps them by the study's rule (minimum gain %s)."
 	if len(parts) == 1 {
-		key = "Adopted on single runs by a gain within run-to-run noise, so possibly no real difference: %s. The command keeps this setting by the study's rule (minimum gain %s)."
+		key = "Adopted on single runs by a gain smaller than runs of one configuration usually differ (not measured here), so possibly no real difference: %s. The command keeps this setting by the study's rule (minimum gain %s)."
 	}
 	b.doc.Add(d.Note{Text: d.M(key, d.Join{Sep: ", ", Parts: parts}, pct(b.s.Objective.MinGain))})
 }
@@ -324,8 +324,11 @@ func (b *builder) sources() {
 			continue
 		}
 		how := []d.Text{pct(c.Gain)}
+		widest, _ := b.widestSpread()
 		switch {
 		case c.Interval != nil:
+		case min(c.RunsA, c.RunsB) < 2 && widest > gapShare(b.s.Objective.Metric, c.Ratio):
+			how = append(how, d.M("less than the %s spread between runs of one configuration in this study, so not settled", pct(round3(widest))))
 		case c.Gain < smallGain:
 			how = append(how, d.M("single runs, within run-to-run noise"))
 		default:

@@ -92,7 +92,8 @@ func RatioText(metric string, r float64) d.Text {
 		return d.M("%s higher", share(r-1))
 	case r < 1 && r > 1/1.1 && lower:
 		return d.M("%s slower", share(1/r-1))
-	case r < 1 && r > 1/1.1:
+	case r < 1 && !lower:
+		// A lower figure is a share of the other at any size.
 		return d.M("%s lower", share(1-r))
 	case r >= 1 && lower:
 		return d.M("%sx faster", d.Num{V: r, Prec: 2})
@@ -106,6 +107,20 @@ func RatioText(metric string, r float64) d.Text {
 
 // times writes a ratio as "1.26x" in the language's numbers.
 func times(r float64) d.Text { return timesText(r) }
+
+// gapShare is the relative difference RatioText writes for ratio r of
+// metric as a percentage, so that other sentences quote the same one.
+func gapShare(metric string, r float64) float64 {
+	switch {
+	case r >= 1 && decide.Lower(metric):
+		return 1 - 1/r
+	case r >= 1:
+		return r - 1
+	case decide.Lower(metric):
+		return 1/r - 1
+	}
+	return 1 - r
+}
 
 // timesText is a ratio as the language writes one: "1.26x", "1.26 倍".
 type timesText float64

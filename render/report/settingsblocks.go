@@ -47,7 +47,7 @@ func flagsSet(set, unset []d.Text) d.Text {
 	s, u := d.Join{Sep: ", ", Parts: set}, d.Join{Sep: ", ", Parts: unset}
 	switch {
 	case len(set) > 0 && len(unset) > 0:
-		return d.M("The command sets %s and leaves %s at its default: the engine changed the setting the command did not ask for, as its notice says.", s, u)
+		return d.M("The command sets %s, and the engine adjusted %s, which the command leaves at its default, to match: the notice reports that adjustment, not an error in the command.", s, u)
 	case len(set) > 0:
 		return d.M("The command sets %s.", s)
 	case len(unset) > 0:

@@ -517,7 +517,22 @@ func (b *builder) spreadNote(c *decide.Comparison) d.Text {
 	if c.Interval != nil || c.Ratio <= 0 || min(c.RunsA, c.RunsB) > 1 {
 		return nil // with runs on both sides the verdict weighs them
 	}
-	diff := max(c.Ratio, 1/c.Ratio) - 1
+	diff := gapShare(b.s.Objective.Metric, c.Ratio)
+	widest, name := b.widestSpread()
+	if name == nil || widest <= diff {
+		return nil
+	}
+	return d.M("In this study the runs of one configuration (%s) differ by %s among themselves, more than this difference of %s.", name, pct(round3(widest)), pct(round3(diff)))
+}
+
+// round3 keeps a share to three decimals, as pct prints one decimal of
+// a percentage.
+func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
+
+// widestSpread is the largest spread between the runs of one option in
+// the study, as a share of its mean, and that option's name (nil when
+// no option has two runs).
+func (b *builder) widestSpread() (float64, d.Text) {
 	var widest float64
 	var name d.Text
 	for _, st := range b.a.Steps {
@@ -531,12 +546,5 @@ func (b *builder) spreadNote(c *decide.Comparison) d.Text {
 			}
 		}
 	}
-	if name == nil || widest <= diff {
-		return nil
-	}
-	return d.M("In this study the runs of one configuration (%s) differ by %s among themselves, more than this difference of %s.", name, pct(round3(widest)), pct(round3(diff)))
+	return widest, name
 }
-
-// round3 keeps a share to three decimals, as pct prints one decimal of
-// a percentage.
-func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
