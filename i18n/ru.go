@@ -181,7 +181,7 @@ var _ = register(Language{
 		"Skipped: this step is for %s, and the study adopted another engine.": "Пропущено: этот шаг относится к %s, а исследование выбрало другой движок.",
 		"Not run yet: an earlier step is not decided.":                        "Ещё не выполнено: предыдущий шаг не решён.",
 		"Summary:":                             "Итог:",
-		"%s: %s is %s, against %s for %s.":     "%[1]s: %[2]s — %[3]s (%[5]s: %[4]s).",
+		"%s: %s is %s, against %s for %s.":     "у варианта «%[1]s» %[2]s — %[3]s (%[5]s: %[4]s).",
 		"%s is faster by %s (%s).":             "%s быстрее на %s (%s).",
 		"%s is slower by %s (%s).":             "%s медленнее на %s (%s).",
 		"%s is higher by %s (%s).":             "%s выше на %s (%s).",

@@ -52,9 +52,8 @@ func (b *builder) defaultEquals() []d.Block {
 	return []d.Block{d.Note{Warn: true, Cause: "default-equal", Text: d.Sentences(texts...)}}
 }
 
-// runsWith lists the trials a lint code flags, grouped by step ("Step:
-// option at profile, option at profile"), their count and the first
-// warning.
+// runsWith names the trials a lint code flags, each with its step,
+// their count and the first warning.
 func (b *builder) runsWith(code string) (groups []d.Text, n int, first decide.Warning) {
 	flagged := func(t *plan.Trial) bool {
 		for _, w := range b.warn[t.Key] {
@@ -68,7 +67,7 @@ func (b *builder) runsWith(code string) (groups []d.Text, n int, first decide.Wa
 		}
 		return false
 	}
-	groups = b.trialGroups(flagged)
+	groups = b.trialNames(flagged)
 	return groups, n, first
 }
 
@@ -81,8 +80,7 @@ func (b *builder) concerned(code string, groups []d.Text, n int) d.Text {
 	}
 	measured := func(t *plan.Trial) bool { return len(b.runs[t.Key]) > 0 }
 	total := len(b.trialsWhere(measured))
-	var spared []d.Text
-	for _, t := range b.trialsWhere(func(t *plan.Trial) bool {
+	spared := b.trialNames(func(t *plan.Trial) bool {
 		if !measured(t) {
 			return false
 		}
@@ -92,13 +90,7 @@ func (b *builder) concerned(code string, groups []d.Text, n int) d.Text {
 			}
 		}
 		return true
-	}) {
-		name := b.variantName(t)
-		if t.Profile != b.s.Objective.Profile || t.Step == "validate" {
-			name = d.Sentences(name, d.Paren{Text: ProfileTitle(b.s, t.Profile)})
-		}
-		spared = append(spared, d.M("%s in %s", name, b.stepTitle(t.Step)))
-	}
+	})
 	if len(spared) > 0 && total-n <= 4 {
 		return d.M("It concerns %d of the %d measured trials; not %s.", n, total, d.Join{Sep: "; ", Parts: spared})
 	}
@@ -119,32 +111,17 @@ func (b *builder) trialsWhere(pick func(*plan.Trial) bool) []*plan.Trial {
 	return out
 }
 
-// trialGroups names the trials pick keeps, grouped by step.
-func (b *builder) trialGroups(pick func(*plan.Trial) bool) (groups []d.Text) {
-	var step string
-	var cur []d.Text
-	flush := func() {
-		if len(cur) > 0 {
-			groups = append(groups, d.M("%s: %s", b.stepTitle(step), d.Join{Sep: ", ", Parts: cur}))
-		}
-		cur = nil
-	}
-	for _, t := range b.a.Plan.Trials {
-		if !pick(t) {
-			continue
-		}
-		if t.Step != step {
-			flush()
-			step = t.Step
-		}
+// trialNames names the trials pick keeps, each with its step
+// ("`--attention-backend flashinfer` in Attention Backend").
+func (b *builder) trialNames(pick func(*plan.Trial) bool) (names []d.Text) {
+	for _, t := range b.trialsWhere(pick) {
 		name := b.variantName(t)
 		if t.Profile != b.s.Objective.Profile || t.Step == "validate" {
 			name = d.Sentences(name, d.Paren{Text: ProfileTitle(b.s, t.Profile)})
 		}
-		cur = append(cur, name)
+		names = append(names, d.M("%s in %s", name, b.stepTitle(t.Step)))
 	}
-	flush()
-	return groups
+	return names
 }
 
 // variantName is a trial's option as the page calls it; the validation
