@@ -207,6 +207,26 @@ func (b *builder) tradeoffs() {
 		items = append(items, d.M(key, d.Cap{Text: MetricName(t.Metric)}, ProfileTitle(b.s, t.Profile), base, fin, d.Num{V: t.Ratio, Prec: 2}))
 	}
 	b.doc.Add(d.Para{Text: d.M("Trade-offs: the recommended configuration makes these figures worse than the baseline did:")}, d.List{Items: items})
+	if b.singleRuns(sorted) {
+		b.doc.Add(d.Para{Text: d.M("Each of these figures comes from a single run a side: a P99 of one run rests on its few slowest requests, so repeat the runs before weighing a tail.")})
+	}
+}
+
+// singleRuns reports whether every trade-off's profile has a single
+// run of the baseline and of the final configuration.
+func (b *builder) singleRuns(ts []decide.Tradeoff) bool {
+	for _, t := range ts {
+		for _, role := range []string{"validate/baseline", "validate/final"} {
+			n := 0
+			for _, key := range b.roleKeys(role, t.Profile) {
+				n += len(b.runs[key])
+			}
+			if n != 1 {
+				return false
+			}
+		}
+	}
+	return len(ts) > 0
 }
 
 // sameAsTPOT says whether t is an ITL trade-off whose figures the TPOT
