@@ -66,13 +66,8 @@ func (m Msg) In(p *i18n.Printer, f Format) string {
 	args := make([]any, len(m.Args))
 	for i, a := range m.Args {
 		switch a := a.(type) {
-		case Prose:
-			args[i] = a.In(p, f)
-			if p.Lang() != "zh" {
-				args[i] = titleStart + args[i].(string) + titleEnd
-			}
 		case Text:
-			args[i] = a.In(p, f)
+			args[i] = inSentence(a, p, f)
 		case string:
 			args[i] = f.Esc(a)
 		default:
@@ -99,6 +94,17 @@ var (
 	hanLatin = regexp.MustCompile(`(\p{Han})([A-Za-z0-9])`)
 	latinHan = regexp.MustCompile(`([A-Za-z0-9])(\p{Han})`)
 )
+
+// inSentence prints t as part of a longer text: a study's title is
+// marked, so that the text can lower its first letter where the
+// language writes it so (lowerInside); Chinese has no case.
+func inSentence(t Text, p *i18n.Printer, f Format) string {
+	s := t.In(p, f)
+	if _, title := t.(Prose); title && p.Lang() != "zh" {
+		s = titleStart + s + titleEnd
+	}
+	return s
+}
 
 // titleStart and titleEnd mark a study's title inside a message.
 const titleStart, titleEnd = "\x02", "\x03"
@@ -188,10 +194,7 @@ type Join struct {
 func (j Join) In(p *i18n.Printer, f Format) string {
 	s := make([]string, len(j.Parts))
 	for i, t := range j.Parts {
-		s[i] = t.In(p, f)
-		if _, title := t.(Prose); title && p.Lang() != "zh" {
-			s[i] = titleStart + s[i] + titleEnd
-		}
+		s[i] = inSentence(t, p, f)
 	}
 	sep := j.Sep
 	if p.Lang() == "zh" {

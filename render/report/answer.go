@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"servelab.dev/execute/decide"
+	"servelab.dev/execute/record"
 	d "servelab.dev/render/document"
 	"servelab.dev/schema"
 )
@@ -265,14 +266,28 @@ func (b *builder) capacityEdges(profile string, c *decide.CapacityRow) d.Text {
 // on its latency bounds alone, and a configuration that falls behind
 // the offered rate passes a short probe it could not sustain.
 func (b *builder) achieved(role string, rate float64) (float64, bool) {
-	sum, n := 0.0, 0
+	var keys []string
 	for _, t := range b.a.Plan.Trials {
-		if t.Spec == nil || !t.HasRole(role) || t.Spec.Profile.Kind != "poisson" || t.Spec.Profile.Rate != rate {
-			continue
+		if t.Spec != nil && t.HasRole(role) && t.Spec.Profile.Kind == "poisson" && t.Spec.Profile.Rate == rate {
+			keys = append(keys, t.Key)
 		}
-		for _, r := range b.runs[t.Key] {
-			if v := r.Metrics.RequestThroughput; v != nil {
-				sum, n = sum+*v, n+1
+	}
+	return b.runMean(keys, func(m record.Metrics) (float64, bool) {
+		if m.RequestThroughput == nil {
+			return 0, false
+		}
+		return *m.RequestThroughput, true
+	})
+}
+
+// runMean is the mean of figure over the runs of the trials keys that
+// have it (false when none does).
+func (b *builder) runMean(keys []string, figure func(record.Metrics) (float64, bool)) (float64, bool) {
+	sum, n := 0.0, 0
+	for _, key := range keys {
+		for _, r := range b.runs[key] {
+			if v, ok := figure(r.Metrics); ok {
+				sum, n = sum+v, n+1
 			}
 		}
 	}

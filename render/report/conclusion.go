@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"servelab.dev/execute/decide"
+	"servelab.dev/execute/record"
 	d "servelab.dev/render/document"
 	"servelab.dev/render/export"
 	"servelab.dev/schema"
@@ -119,19 +120,17 @@ func (b *builder) gain() {
 		if l := row.Latency; l != nil && l.Ratio != nil && l.Baseline != nil && l.Final != nil && !strings.HasPrefix(m, "latency.") {
 			// A reader who asked about latency reads it here, not in the
 			// second table; first, where the study leads with it.
-			key := "Mean latency per request at the same load: %s against %s for the baseline, %s."
-			if l.Final.Derived || l.Baseline.Derived {
-				key = "Mean latency per request at the same load (derived where the source printed none): %s against %s for the baseline, %s."
-			}
-			lat := d.M(key, value(l.Metric, l.Final.Mean), value(l.Metric, l.Baseline.Mean), RatioText(l.Metric, *l.Ratio))
-			parts = append(parts, lat)
-			if b.s.Objective.Lead == l.Metric {
-				key = "Gain at %s: mean latency per request %s against %s for the baseline, %s."
-				if l.Final.Derived || l.Baseline.Derived {
-					key = "Gain at %s: mean latency per request (derived where the source printed none) %s against %s for the baseline, %s."
-				}
-				lat = d.M(key, ProfileTitle(b.s, row.Profile), value(l.Metric, l.Final.Mean), value(l.Metric, l.Baseline.Mean), RatioText(l.Metric, *l.Ratio))
-				parts = []d.Text{lat, d.M("The objective, %s: %s against %s for the baseline, %s.", MetricName(m), value(m, row.Final.Mean), value(m, row.Baseline.Mean), RatioText(m, *row.Ratio)), more}
+			derived := l.Final.Derived || l.Baseline.Derived
+			fin, base, ratio := value(l.Metric, l.Final.Mean), value(l.Metric, l.Baseline.Mean), RatioText(l.Metric, *l.Ratio)
+			switch {
+			case b.s.Objective.Lead == l.Metric && derived:
+				parts = []d.Text{d.M("Gain at %s: mean latency per request (derived where the source printed none) %s against %s for the baseline, %s.", ProfileTitle(b.s, row.Profile), fin, base, ratio), b.objectiveAfter(row), more}
+			case b.s.Objective.Lead == l.Metric:
+				parts = []d.Text{d.M("Gain at %s: mean latency per request %s against %s for the baseline, %s.", ProfileTitle(b.s, row.Profile), fin, base, ratio), b.objectiveAfter(row), more}
+			case derived:
+				parts = append(parts, d.M("Mean latency per request at the same load (derived where the source printed none): %s against %s for the baseline, %s.", fin, base, ratio))
+			default:
+				parts = append(parts, d.M("Mean latency per request at the same load: %s against %s for the baseline, %s.", fin, base, ratio))
 			}
 		}
 		b.doc.Add(d.Para{Text: d.Sentences(parts...)})
@@ -324,10 +323,10 @@ func (b *builder) sources() {
 			continue
 		}
 		how := []d.Text{pct(c.Gain)}
-		widest, _ := b.widestSpread()
+		widest, inSpread := b.inSpread(c)
 		switch {
 		case c.Interval != nil:
-		case min(c.RunsA, c.RunsB) < 2 && widest > gapShare(b.s.Objective.Metric, c.Ratio):
+		case inSpread != nil:
 			how = append(how, d.M("less than the %s spread between runs of one configuration in this study, so not settled", pct(round3(widest))))
 		case c.Gain < smallGain:
 			how = append(how, d.M("single runs, within run-to-run noise"))
@@ -366,18 +365,13 @@ func (b *builder) serialCheck() d.Text {
 		if !ok || p.Kind != "concurrency" || p.Concurrency != 1 || l == nil || l.Final == nil || !l.Final.Derived {
 			continue
 		}
-		sum, n := 0.0, 0
-		for _, key := range b.roleKeys("validate/final", row.Profile) {
-			for _, r := range b.runs[key] {
-				if r.Metrics.Completed > 0 && r.Metrics.Duration > 0 {
-					sum, n = sum+r.Metrics.Duration/float64(r.Metrics.Completed), n+1
-				}
-			}
-		}
-		if n == 0 {
+		measured, ok := b.runMean(b.roleKeys("validate/final", row.Profile), func(m record.Metrics) (float64, bool) {
+			return m.Duration / float64(m.Completed), m.Completed > 0 && m.Duration > 0
+		})
+		if !ok {
 			continue
 		}
-		measured, derived := sum/float64(n), l.Final.Mean/1000
+		derived := l.Final.Mean / 1000
 		if math.Abs(measured-derived)/measured <= 0.03 {
 			return nil
 		}
@@ -396,4 +390,11 @@ func (b *builder) dtypeOf(id string) string {
 		}
 	}
 	return m.DType
+}
+
+// objectiveAfter states the objective's own figures after a gain the
+// study leads with another metric.
+func (b *builder) objectiveAfter(row decide.ValidationRow) d.Text {
+	m := b.s.Objective.Metric
+	return d.M("The objective, %s: %s against %s for the baseline, %s.", MetricName(m), value(m, row.Final.Mean), value(m, row.Baseline.Mean), RatioText(m, *row.Ratio))
 }

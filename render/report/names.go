@@ -80,21 +80,21 @@ func chartUnit(metric string) string {
 // faster".
 func RatioText(metric string, r float64) d.Text {
 	lower := decide.Lower(metric)
-	share := func(f float64) d.Text { return d.Num{V: f * 100, Prec: 1, Unit: "%"} }
+	share := d.Num{V: gapShare(metric, r) * 100, Prec: 1, Unit: "%"}
 	switch {
 	case fmt.Sprintf("%.1f", math.Abs(r-1)*100) == "0.0" || fmt.Sprintf("%.1f", math.Abs(1/r-1)*100) == "0.0":
 		return d.M("ratio %sx", d.Num{V: 1, Prec: 2})
 	// Within 10 % a percentage reads better than a ratio ("3.4% lower",
 	// not "1.04x lower"), in every language.
 	case r > 1 && r < 1.1 && lower:
-		return d.M("%s faster", share(1-1/r))
+		return d.M("%s faster", share)
 	case r > 1 && r < 1.1:
-		return d.M("%s higher", share(r-1))
+		return d.M("%s higher", share)
 	case r < 1 && r > 1/1.1 && lower:
-		return d.M("%s slower", share(1/r-1))
+		return d.M("%s slower", share)
 	case r < 1 && !lower:
 		// A lower figure is a share of the other at any size.
-		return d.M("%s lower", share(1-r))
+		return d.M("%s lower", share)
 	case r >= 1 && lower:
 		return d.M("%sx faster", d.Num{V: r, Prec: 2})
 	case r >= 1:

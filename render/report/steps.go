@@ -485,7 +485,7 @@ func (b *builder) closeCall(ss *schema.Step, st decide.Step) d.Text {
 		case o.Variant == c.A:
 			win = o
 		case o.Variant == c.B:
-		case next == nil || better(m, o.Value.Mean, next.Value.Mean):
+		case next == nil || b.better(o.Value.Mean, next.Value.Mean):
 			next = o
 		}
 	}
@@ -501,12 +501,13 @@ func (b *builder) closeCall(ss *schema.Step, st decide.Step) d.Text {
 		b.optionName(ss, next.Variant), value(m, r.Mean), b.optionName(ss, win.Variant), value(m, gap), pct(gap/w.Mean), value(m, *w.Low), value(m, *w.High))
 }
 
-// better reports whether a beats b on metric.
-func better(metric string, a, b float64) bool {
-	if decide.Lower(metric) {
-		return a < b
+// better reports whether x beats y on the objective, by its goal as the
+// analysis ranks options.
+func (b *builder) better(x, y float64) bool {
+	if b.s.Objective.Goal == "min" {
+		return x < y
 	}
-	return a > b
+	return x > y
 }
 
 // spreadNote sets a comparison without a noise estimate beside the
@@ -514,15 +515,26 @@ func better(metric string, a, b float64) bool {
 // configuration: where that spread exceeds the difference, the study's
 // own runs say the difference may be noise (nil otherwise).
 func (b *builder) spreadNote(c *decide.Comparison) d.Text {
-	if c.Interval != nil || c.Ratio <= 0 || min(c.RunsA, c.RunsB) > 1 {
-		return nil // with runs on both sides the verdict weighs them
-	}
-	diff := gapShare(b.s.Objective.Metric, c.Ratio)
-	widest, name := b.widestSpread()
-	if name == nil || widest <= diff {
+	widest, name := b.inSpread(c)
+	if name == nil {
 		return nil
 	}
-	return d.M("In this study the runs of one configuration (%s) differ by %s among themselves, more than this difference of %s.", name, pct(round3(widest)), pct(round3(diff)))
+	return d.M("In this study the runs of one configuration (%s) differ by %s among themselves, more than this difference of %s.", name, pct(round3(widest)), pct(round3(gapShare(b.s.Objective.Metric, c.Ratio))))
+}
+
+// inSpread is the study's widest run spread and the option it belongs
+// to when comparison c, without a noise estimate and a single run on a
+// side, differs by less than it (nil name otherwise): with runs on both
+// sides the verdict weighs them itself.
+func (b *builder) inSpread(c *decide.Comparison) (float64, d.Text) {
+	if c.Interval != nil || c.Ratio <= 0 || min(c.RunsA, c.RunsB) > 1 {
+		return 0, nil
+	}
+	widest, name := b.widestSpread()
+	if widest <= gapShare(b.s.Objective.Metric, c.Ratio) {
+		return 0, nil
+	}
+	return widest, name
 }
 
 // round3 keeps a share to three decimals, as pct prints one decimal of
