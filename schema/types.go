@@ -32,8 +32,10 @@ type Study struct {
 	Title   Text   `json:"title"`
 	Summary *Text  `json:"summary,omitempty"`
 	Notes   []Text `json:"notes,omitempty"`
-	Footer  *Text  `json:"footer,omitempty"`
-	I18n    struct {
+	// CommandNotes are printed under the serving command.
+	CommandNotes []Text `json:"commandNotes,omitempty"`
+	Footer       *Text  `json:"footer,omitempty"`
+	I18n         struct {
 		Fallback string `json:"fallback,omitempty"`
 	} `json:"i18n"`
 	Model     Model              `json:"model"`
@@ -60,6 +62,7 @@ type Study struct {
 // Model is the served model and its alternative checkpoints.
 type Model struct {
 	ID       string                  `json:"id"`
+	Title    *Text                   `json:"title,omitempty"`
 	Revision string                  `json:"revision,omitempty"`
 	Params   float64                 `json:"params"`
 	DType    string                  `json:"dtype"`

@@ -284,6 +284,8 @@ func synth(tr *plan.Trial, r run) (*record.Record, []record.Sample) {
 	if !r.noMetric {
 		m.Latency = &record.Dist{Mean: record.F(sum / float64(done))}
 		m.TTFT = &record.Dist{Mean: record.F(sum / float64(done) / 4)}
+	} else {
+		m.Duration = 0 // nor can Little's law give the mean latency
 	}
 	rec := &record.Record{Format: record.Format, Key: tr.Key, Trial: *tr.Spec, Status: "ok", Metrics: m,
 		Provenance: record.Provenance{Kind: kind, Servelab: "test"}}

@@ -21,6 +21,9 @@ type Analysis struct {
 	// and Tradeoffs lists what the final makes worse than the baseline.
 	SLO       *SLOAnswer `json:"slo,omitempty"`
 	Tradeoffs []Tradeoff `json:"tradeoffs"`
+	// Unsettled are figures the final makes worse on average by a
+	// quarter or more whose runs disagree too much to call it a cost.
+	Unsettled []Tradeoff `json:"unsettled,omitempty"`
 	Missing   []Missing  `json:"missing"`
 	Warnings  []Warning  `json:"warnings"`
 	// Notes say how figures were obtained where that is not obvious.
@@ -176,7 +179,7 @@ func Analyze(s *schema.Study, rs Records, src Source) (*Analysis, error) {
 	a.summary()
 	a.validation(s, p, d)
 	a.sloAnswer(s, p, d)
-	a.Tradeoffs = tradeoffs(a.Validation, s.Objective.MinGain)
+	a.Tradeoffs, a.Unsettled = tradeoffs(a.Validation, s.Objective.MinGain)
 	a.missing(p)
 	a.sources(p, rs.Runs, aside)
 	a.Warnings = append([]Warning{}, lint(s, p, rs.Runs)...)
@@ -306,9 +309,9 @@ func (a *Analysis) missing(p *plan.Plan) {
 }
 
 // DerivedLatencyNote explains derived mean latencies.
-const DerivedLatencyNote = "mean request latency marked derived is TTFT + TPOT × (mean output tokens − 1), " +
-	"computed from the record because its source printed no mean latency; " +
-	"it ignores how TPOT varies with length, so it approximates the true mean"
+const DerivedLatencyNote = "mean request latency marked derived is computed because its source printed none: " +
+	"at a fixed concurrency N, N × duration ÷ completed requests (Little's law; exact at N = 1, a little high above it), " +
+	"elsewhere TTFT + TPOT × (mean output tokens − 1)"
 
 // NoNoiseNote explains comparisons of single runs.
 const NoNoiseNote = "comparisons of single runs have no noise estimate: a difference smaller than " +

@@ -11,15 +11,28 @@ import (
 )
 
 func TestDerivedLatency(t *testing.T) {
-	// Seed 004, design.md: 59.01 ms + 7.28 ms × 219.61 = 1.66 s.
-	m := record.Metrics{Completed: 100, OutputTokens: record.I(22061),
+	// Seed 004, design.md: 59.01 ms + 7.28 ms × 219.61 = 1.66 s, where
+	// the run's load is not a fixed concurrency.
+	m := record.Metrics{Completed: 100, Duration: 166.04, OutputTokens: record.I(22061),
 		TTFT: &record.Dist{Mean: record.F(59.01)}, TPOT: &record.Dist{Mean: record.F(7.28)}}
-	v, derived, ok := metricOf(m, "latency.mean")
+	r := &record.Record{Metrics: m}
+	r.Trial.Profile = plan.ProfileSpec{Kind: "poisson", Rate: 1, Requests: 100}
+	v, derived, ok := metricOf(r, "latency.mean")
 	if !ok || !derived || math.Abs(v-1657.77) > 0.01 {
 		t.Errorf("latency.mean = %v %v %v", v, derived, ok)
 	}
-	m.Latency = &record.Dist{Mean: record.F(1700)}
-	if v, derived, _ := metricOf(m, "latency.mean"); derived || v != 1700 {
+	// At a fixed concurrency, Little's law from the run's duration: the
+	// same run at concurrency 1 took 166.04 s for 100 requests.
+	r.Trial.Profile = plan.ProfileSpec{Kind: "concurrency", Concurrency: 1, Requests: 100}
+	if v, derived, ok := metricOf(r, "latency.mean"); !ok || !derived || math.Abs(v-1660.4) > 0.01 {
+		t.Errorf("latency.mean at concurrency 1 = %v %v %v, want 1660.4 ms", v, derived, ok)
+	}
+	r.Trial.Profile.Concurrency = 4
+	if v, _, _ := metricOf(r, "latency.mean"); math.Abs(v-6641.6) > 0.01 {
+		t.Errorf("latency.mean at concurrency 4 = %v, want 4 × 166.04 s ÷ 100", v)
+	}
+	r.Metrics.Latency = &record.Dist{Mean: record.F(1700)}
+	if v, derived, _ := metricOf(r, "latency.mean"); derived || v != 1700 {
 		t.Errorf("reported latency not preferred: %v %v", v, derived)
 	}
 }

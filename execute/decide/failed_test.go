@@ -58,10 +58,10 @@ func TestUnknownFailedCounts(t *testing.T) {
 			}
 		}
 	}
-	if _, _, ok := metricOf(record.Metrics{Completed: 10}, "failed"); ok {
+	if _, _, ok := metricOf(&record.Record{Metrics: record.Metrics{Completed: 10}}, "failed"); ok {
 		t.Error("an unknown failed count gave a failed share")
 	}
-	if v, _, ok := metricOf(record.Metrics{Completed: 9, Failed: record.I(1)}, "failed"); !ok || v != 0.1 {
+	if v, _, ok := metricOf(&record.Record{Metrics: record.Metrics{Completed: 9, Failed: record.I(1)}}, "failed"); !ok || v != 0.1 {
 		t.Errorf("failed share %v %v", v, ok)
 	}
 	// The same runs with as many failures as completions are invalid.

@@ -52,7 +52,7 @@ func lintRecord(s *schema.Study, t *plan.Trial, r *record.Record) []Warning {
 	m := r.Metrics
 	if med, ok := m.ITL.Stat("median"); ok && med < 0.005 {
 		if mean, ok := m.ITL.Stat("mean"); ok && mean > 0.05 {
-			add(CodeBursts, "median ITL %.2f ms with mean %.2f ms: tokens arrive in bursts of chunks, so ITL and TPOT medians describe the client's buffering, not decoding", med, mean)
+			add(CodeBursts, "median ITL %.2f ms with mean %.2f ms: tokens arrive in bursts of chunks, so ITL and TPOT medians describe buffering on the way, not decoding", med, mean)
 		}
 	}
 	step := minStepMs(s, t.Config)
@@ -67,7 +67,7 @@ func lintRecord(s *schema.Study, t *plan.Trial, r *record.Record) []Warning {
 	if p := m.PeakOutputThroughput; p != nil {
 		switch {
 		case m.OutputTokens != nil && *m.OutputTokens > 0 && *p > float64(*m.OutputTokens):
-			add(CodePeakRate, "peak output throughput %.2f tok/s exceeds the %d tokens the whole run generated: an artefact of counting chunk arrivals", *p, *m.OutputTokens)
+			add(CodePeakRate, "peak output throughput %.2f tok/s exceeds the %d tokens the whole run generated: an artefact of a window too short, as when buffered chunks arrive together", *p, *m.OutputTokens)
 		case step > 0 && m.PeakConcurrency != nil && *p > *m.PeakConcurrency*1000/step:
 			add(CodePeakRate, "peak output throughput %.2f tok/s is above %.0f tok/s, what %.0f concurrent requests can decode at the memory-bandwidth limit", *p, *m.PeakConcurrency*1000/step, *m.PeakConcurrency)
 		case m.OutputThroughput != nil && *p < *m.OutputThroughput:

@@ -48,12 +48,17 @@ func Unit(metric string) string {
 // Lower reports whether smaller values of metric are better.
 func Lower(metric string) bool { return Unit(metric) == "ms" || metric == "failed" }
 
+// MetricOf reads metric from one run, as the decisions do.
+func MetricOf(r *record.Record, metric string) (float64, bool) {
+	v, _, ok := metricOf(r, metric)
+	return v, ok
+}
+
 // metricOf reads metric from one record. Mean latency, which `vllm bench
-// serve` does not print unless asked, is derived when missing as
-// TTFT + TPOT × (mean output tokens − 1), the seeds' formula: exact for
-// each request, an approximation for the mean because it ignores how
-// TPOT and length covary.
-func metricOf(m record.Metrics, metric string) (v float64, derived, ok bool) {
+// serve` does not print unless asked, is derived when missing (derived
+// is then true): see derivedLatency.
+func metricOf(r *record.Record, metric string) (v float64, derived, ok bool) {
+	m := r.Metrics
 	switch metric {
 	case "output_throughput":
 		return ptr(m.OutputThroughput)
@@ -84,15 +89,39 @@ func metricOf(m record.Metrics, metric string) (v float64, derived, ok bool) {
 	if v, ok := d.Stat(stat); ok {
 		return v, false, true
 	}
-	if out, known := record.Count(m.OutputTokens); metric == "latency.mean" && m.Completed > 0 && known {
-		ttft, ok1 := m.TTFT.Stat("mean")
-		tpot, ok2 := m.TPOT.Stat("mean")
-		if ok1 && ok2 {
-			tokens := float64(out) / float64(m.Completed)
-			return ttft + tpot*(tokens-1), true, true
-		}
+	if metric == "latency.mean" {
+		v, ok := derivedLatency(r)
+		return v, ok, ok
 	}
 	return 0, false, false
+}
+
+// derivedLatency is a run's mean request latency where its source
+// printed none. At a fixed concurrency N, Little's law gives it from the
+// run itself: N × duration ÷ completed requests, exact at N = 1 and a
+// little high above it (fewer requests are in flight while a run starts
+// and drains), and it ranks runs of one profile as their throughput
+// does. Elsewhere it is TTFT + TPOT × (mean output tokens − 1), the
+// formula the seeds use: exact for each request, an approximation for
+// the mean because it ignores how TPOT and length covary.
+func derivedLatency(r *record.Record) (float64, bool) {
+	m, p := r.Metrics, r.Trial.Profile
+	if p.Kind == "concurrency" && p.Concurrency > 0 && r.Trial.Benchmark.Dataset.Name != "conversations" && m.Duration > 0 && m.Completed > 0 {
+		return 1000 * float64(p.Concurrency) * m.Duration / float64(m.Completed), true
+	}
+	return FormulaLatency(m)
+}
+
+// FormulaLatency is TTFT + TPOT × (mean output tokens − 1), the mean
+// latency the seeds derive from a run's printed figures.
+func FormulaLatency(m record.Metrics) (float64, bool) {
+	out, known := record.Count(m.OutputTokens)
+	ttft, ok1 := m.TTFT.Stat("mean")
+	tpot, ok2 := m.TPOT.Stat("mean")
+	if !known || m.Completed == 0 || !ok1 || !ok2 {
+		return 0, false
+	}
+	return ttft + tpot*(float64(out)/float64(m.Completed)-1), true
 }
 
 func ptr(p *float64) (float64, bool, bool) {
@@ -107,7 +136,7 @@ func ptr(p *float64) (float64, bool, bool) {
 func Values(runs []*record.Record, metric string) []float64 {
 	var out []float64
 	for _, r := range runs {
-		if v, _, ok := metricOf(r.Metrics, metric); ok {
+		if v, _, ok := metricOf(r, metric); ok {
 			out = append(out, v)
 		}
 	}

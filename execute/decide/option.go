@@ -60,14 +60,14 @@ func (d *decider) option(variant string, trials []*plan.Trial) Option {
 				o.UnknownFailed = append(o.UnknownFailed, runName(rt, variant))
 			}
 			v, _ := d.runValue(r, metric)
-			_, der, _ := metricOf(r.Metrics, metric)
+			_, der, _ := metricOf(r, metric)
 			o.values = append(o.values, v)
 			used = append(used, r)
 			names = append(names, fmt.Sprintf("%s/%s/%s#%d", t.Step, variant, t.Profile, rt.Repeat))
 			derived = derived || der
 			ttft = appendMetric(ttft, r, "ttft.mean")
 			tpot = appendMetric(tpot, r, "tpot.mean")
-			if v, der, ok := metricOf(r.Metrics, "latency.mean"); ok {
+			if v, der, ok := metricOf(r, "latency.mean"); ok {
 				lat, latDerived = append(lat, v), latDerived || der
 			}
 		}
@@ -125,7 +125,7 @@ func (d *decider) validity(r *record.Record, t *plan.Trial, variant string) *Inv
 }
 
 func appendMetric(xs []float64, r *record.Record, metric string) []float64 {
-	if v, _, ok := metricOf(r.Metrics, metric); ok {
+	if v, _, ok := metricOf(r, metric); ok {
 		return append(xs, v)
 	}
 	return xs

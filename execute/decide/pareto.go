@@ -85,7 +85,7 @@ func (d *decider) loadPoint(v string, t *plan.Trial, trials []*plan.Trial) (Poin
 			continue
 		}
 		for _, r := range d.runs[u.Key] {
-			x, _, ok1 := metricOf(r.Metrics, "output_throughput")
+			x, _, ok1 := metricOf(r, "output_throughput")
 			y, ok2 := d.runValue(r, metric)
 			z, ok3 := tpotOf(r)
 			if ok1 && ok2 && ok3 {
@@ -105,7 +105,7 @@ func (d *decider) loadPoint(v string, t *plan.Trial, trials []*plan.Trial) (Poin
 
 // tpotOf is a run's mean TPOT in ms, when it is above 0.
 func tpotOf(r *record.Record) (float64, bool) {
-	v, _, ok := metricOf(r.Metrics, "tpot.mean")
+	v, _, ok := metricOf(r, "tpot.mean")
 	return v, ok && v > 0
 }
 

@@ -29,7 +29,7 @@ func (d *decider) probe(keys []string) (meets, known bool) {
 // does: another run that kept to the bound overrules one stall.
 func (d *decider) meetsSLO(runs []*record.Record) bool {
 	for _, r := range runs {
-		if f, _, ok := metricOf(r.Metrics, schema.Failed); ok && f > d.s.Objective.MaxFailed {
+		if f, _, ok := metricOf(r, schema.Failed); ok && f > d.s.Objective.MaxFailed {
 			return false
 		}
 	}
@@ -89,8 +89,8 @@ func stalled(r *record.Record, b schema.Bound) bool {
 	if !upper || !strings.HasPrefix(stat, "p") || stat == "p50" {
 		return false
 	}
-	v, _, ok1 := metricOf(r.Metrics, b.Metric)
-	med, _, ok2 := metricOf(r.Metrics, fam+".median")
+	v, _, ok1 := metricOf(r, b.Metric)
+	med, _, ok2 := metricOf(r, fam+".median")
 	return ok1 && ok2 && v > lim && med <= lim && med > 0 && v > StallFactor*med
 }
 

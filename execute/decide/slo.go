@@ -147,7 +147,7 @@ func (d *decider) runValue(r *record.Record, metric string) (float64, bool) {
 	if metric == schema.Goodput {
 		return goodput(r, d.samples[r], d.s.Objective.Constraints)
 	}
-	v, _, ok := metricOf(r.Metrics, metric)
+	v, _, ok := metricOf(r, metric)
 	return v, ok
 }
 

@@ -16,6 +16,9 @@ type Tradeoff struct {
 	// Ratio is how many times worse the final is (> 1): final/baseline
 	// for latencies, baseline/final for throughputs and capacity.
 	Ratio float64 `json:"ratio"`
+	// Runs are how many runs the baseline's and the final's figures are
+	// means over (0 for a capacity, which is a search's answer).
+	Runs [2]int `json:"runs"`
 }
 
 // tradeoffs lists, profile by profile, the means and P99s of latency,
@@ -23,14 +26,15 @@ type Tradeoff struct {
 // makes worse by more than minGain, and never by less than the default
 // minGain (3 %, inside the launch-to-launch spread). A difference the
 // records show to be inside the noise, or that the sources' rounding
-// could explain, is no trade-off.
-func tradeoffs(rows []ValidationRow, minGain float64) []Tradeoff {
+// could explain, is no trade-off; one worse on average by UnsettledRatio
+// or more whose runs disagree is listed apart, as unsettled.
+func tradeoffs(rows []ValidationRow, minGain float64) (out, unsettled []Tradeoff) {
 	minGain = max(minGain, schema.DefaultMinGain)
-	out := []Tradeoff{}
+	out = []Tradeoff{}
 	for _, row := range rows {
 		if c := row.Capacity; c != nil {
 			if c.Baseline != nil && c.Final != nil && c.Baseline.Rate != nil && c.Final.Rate != nil {
-				out = appendWorse(out, row.Profile, schema.Capacity, *c.Baseline.Rate, *c.Final.Rate, minGain)
+				out = appendWorse(out, row.Profile, schema.Capacity, *c.Baseline.Rate, *c.Final.Rate, minGain, [2]int{})
 			}
 			continue
 		}
@@ -53,19 +57,29 @@ func tradeoffs(rows []ValidationRow, minGain float64) []Tradeoff {
 			if chunky && strings.HasPrefix(r.Metric, "itl.") {
 				continue
 			}
-			if r.Verdict == NoDifference || r.RatioRange != nil && r.RatioRange[1] >= 1 {
+			if r.RatioRange != nil && r.RatioRange[1] >= 1 {
 				continue
 			}
-			out = appendWorse(out, row.Profile, r.Metric, r.Baseline.Mean, r.Final.Mean, minGain)
+			runs := [2]int{r.Baseline.Runs, r.Final.Runs}
+			if r.Verdict == NoDifference {
+				unsettled = appendWorse(unsettled, row.Profile, r.Metric, r.Baseline.Mean, r.Final.Mean, 1-1/UnsettledRatio, runs)
+				continue
+			}
+			out = appendWorse(out, row.Profile, r.Metric, r.Baseline.Mean, r.Final.Mean, minGain, runs)
 		}
 	}
-	return out
+	return out, unsettled
 }
 
-func appendWorse(out []Tradeoff, profile, metric string, base, fin, minGain float64) []Tradeoff {
+// UnsettledRatio is how many times worse on average a figure whose runs
+// disagree must be to be named: a smaller difference inside the noise
+// is no news.
+const UnsettledRatio = 1.25
+
+func appendWorse(out []Tradeoff, profile, metric string, base, fin, minGain float64, runs [2]int) []Tradeoff {
 	r, gain := ratio(fin, base, Lower(metric))
 	if r <= 0 || gain >= -minGain {
 		return out
 	}
-	return append(out, Tradeoff{Profile: profile, Metric: metric, Baseline: base, Final: fin, Ratio: 1 / r})
+	return append(out, Tradeoff{Profile: profile, Metric: metric, Baseline: base, Final: fin, Ratio: 1 / r, Runs: runs})
 }

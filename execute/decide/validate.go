@@ -86,7 +86,7 @@ func (d *decider) side(metric, name string, trials []*plan.Trial) Option {
 				o.Invalid = iv
 				continue
 			}
-			if v, der, ok := metricOf(r.Metrics, metric); ok {
+			if v, der, ok := metricOf(r, metric); ok {
 				xs, used = append(xs, v), append(used, r)
 				derived = derived || der
 			}

@@ -3,9 +3,12 @@ package html
 import (
 	"encoding/json"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
@@ -260,12 +263,19 @@ func placePoints(series []any, c d.Chart, p *i18n.Printer) {
 	var xs, ys []float64
 	var labels []string
 	var items []map[string]any
+	short := pointNames(c, p)
 	for si, s := range c.Series {
 		data, _ := series[si].(map[string]any)["data"].([]any)
 		for k, i := range drawn(c, s) {
 			label := ""
 			if c.Kind == "xy" {
-				label = d.String(c.Categories[i], p) + " "
+				label = short[i] + " "
+				l, _ := data[k].(map[string]any)["label"].(map[string]any)
+				if l == nil {
+					l = map[string]any{}
+					data[k].(map[string]any)["label"] = l
+				}
+				l["formatter"] = short[i]
 			}
 			if s.IsFlagged(i) {
 				label += "(!)"
@@ -285,6 +295,41 @@ func placePoints(series []any, c d.Chart, p *i18n.Printer) {
 		}
 		l["position"], l["distance"] = pl.side, pl.distance
 	}
+}
+
+// pointNames are the labels of an "xy" chart's points: its categories
+// less the words before them they all share ("ShareGPT, concurrency 1"
+// is "concurrency 1" beside "ShareGPT, concurrency 8"), so that a label
+// stays short enough to sit next to its own point; a name left without
+// a letter ("1" of "Concurrency 1") keeps its words.
+func pointNames(c d.Chart, p *i18n.Printer) []string {
+	names := make([]string, len(c.Categories))
+	for i, cat := range c.Categories {
+		names[i] = d.String(cat, p)
+	}
+	if len(names) < 2 {
+		return names
+	}
+	prefix := names[0]
+	for _, n := range names[1:] {
+		for !strings.HasPrefix(n, prefix) {
+			_, size := utf8.DecodeLastRuneInString(prefix)
+			prefix = prefix[:len(prefix)-size]
+		}
+	}
+	// Cut after the last space (or full-width comma) that leaves every
+	// name a letter, trying each from the right.
+	for cut := strings.LastIndexAny(prefix, " ，"); cut >= 0; cut = strings.LastIndexAny(prefix[:cut], " ，") {
+		_, size := utf8.DecodeRuneInString(prefix[cut:])
+		short := make([]string, len(names))
+		for i, n := range names {
+			short[i] = n[cut+size:]
+		}
+		if !slices.ContainsFunc(short, func(n string) bool { return !strings.ContainsFunc(n, unicode.IsLetter) }) {
+			return short
+		}
+	}
+	return names
 }
 
 // drawn are the indices of s's points that have both figures: by x on

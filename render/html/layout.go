@@ -8,7 +8,7 @@ import (
 )
 
 // Charts are laid out here, in Go, for the width a chart has on a page
-// read at 1,280 px or wider (report.css caps the report at 60rem), so
+// read at 1,280 px or wider (report.css caps a chart at 60rem), so
 // that a page is the same bytes for the same inputs and ECharts never
 // has to thin out or overlap its axis labels.
 const (
@@ -284,10 +284,11 @@ type candidate struct {
 
 // candidates are the places for a label lw px wide beside a point at
 // (x, y), nearest first: the four sides, then each a label's height
-// (or width) further out, twice.
+// (or width) further out: no further, or a reader would pin the label
+// on the wrong point.
 func candidates(x, y, lw float64) []candidate {
 	var out []candidate
-	for n := range 3 {
+	for n := range 2 {
 		k := float64(n)
 		d := symbolRadius + labelMargin + k*(labelHeight+2)
 		dx := symbolRadius + labelMargin + k*(lw+2)

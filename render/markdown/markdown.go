@@ -130,18 +130,17 @@ func (w *writer) code(c d.CodeBlock) {
 	w.line(fence + c.Lang + "\n" + strings.TrimRight(c.Body, "\n") + "\n" + fence)
 }
 
-// chart draws c (one mermaid chart per series: xychart has no legend,
-// so each chart's title names its series), says under it why figures
-// are marked (!), and always prints the numbers beside it as a table.
+// chart draws c (one mermaid chart; several series share it, each bar
+// labelled with its category and series, as xychart has no legend and
+// cannot group bars), says under it why figures are marked (!), and
+// always prints the numbers beside it as a table.
 func (w *writer) chart(c d.Chart) {
 	if w.o.ForHTML {
 		w.line("```chart " + c.ID + "\n```") // the HTML writer draws and captions it
 	} else {
 		if c.Kind == "bar" || c.Kind == "line" {
-			for _, s := range c.Series {
-				if m := mermaid(c, s, w.p); m != "" {
-					w.line(m)
-				}
+			if m := mermaid(c, w.p); m != "" {
+				w.line(m)
 			}
 		}
 		if c.Doubt != nil {
@@ -266,71 +265,56 @@ func num(v float64) d.Text {
 	return d.Num{V: v, Prec: 2}
 }
 
-// mermaid writes one series of c as an xychart-beta block, its name in
-// the title, the value axis from 0 with the unit and the same top for
-// every series of c, so the charts of one figure compare. Mermaid has no
-// missing values and would draw one as 0, a figure the source never
-// had: a category some series has no value for is left out of every
-// chart of c, so they keep one x-axis (the table beside shows every
-// category, "–" where missing), and with no complete category nothing is
-// drawn ("").
-func mermaid(c d.Chart, s d.Series, p *i18n.Printer) string {
-	keep := complete(c)
-	if len(keep) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	b.WriteString("```mermaid\nxychart-beta\n")
-	title := d.String(c.Title, p)
-	if len(c.Series) > 1 {
-		title += " — " + d.String(s.Name, p)
-	}
-	fmt.Fprintf(&b, "    title %s\n", quote(title))
-	var cats, vals, lv []string
-	for _, i := range keep {
-		cats = append(cats, quote(d.String(c.Categories[i], p)))
-		vals = append(vals, fmt.Sprintf("%.2f", s.Values[i]))
-	}
-	fmt.Fprintf(&b, "    x-axis [%s]\n", strings.Join(cats, ", "))
+// mermaid writes c as an xychart-beta block: the value axis from 0
+// with the unit, bars even for a numeric sweep (Mermaid spaces its
+// x-axis evenly, so a line would draw rates 1, 4, 8 and 16 as a straight
+// scale). Several series become one bar each per category, labelled
+// "category · series" and drawn horizontally so that the long labels
+// stay readable. Mermaid has no missing values and would draw one as 0,
+// a figure the source never had: a missing bar is left out (the table
+// beside shows it as "–"), and with no value at all nothing is drawn.
+func mermaid(c d.Chart, p *i18n.Printer) string {
+	var cats, vals []string
 	top := 0.0
 	for _, l := range c.Lines {
 		top = max(top, l.Value)
 	}
-	for _, o := range c.Series {
-		for _, v := range o.Values {
-			if !math.IsNaN(v) {
-				top = max(top, v)
+	for i, cat := range c.Categories {
+		for _, s := range c.Series {
+			v := at(s.Values, i)
+			if math.IsNaN(v) {
+				continue
 			}
+			label := d.String(cat, p)
+			if len(c.Series) > 1 {
+				label += " · " + d.String(s.Name, p)
+			}
+			cats = append(cats, quote(label))
+			vals = append(vals, fmt.Sprintf("%.2f", v))
+			top = max(top, v)
 		}
 	}
+	if len(vals) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("```mermaid\nxychart-beta")
+	if len(c.Series) > 1 {
+		b.WriteString(" horizontal")
+	}
+	fmt.Fprintf(&b, "\n    title %s\n", quote(d.String(c.Title, p)))
+	fmt.Fprintf(&b, "    x-axis [%s]\n", strings.Join(cats, ", "))
 	fmt.Fprintf(&b, "    y-axis %s 0 --> %s\n", quote(p.Unit(c.Unit)), niceTop(top))
-	// Bars even for a numeric sweep: Mermaid spaces its x-axis evenly,
-	// so a line would draw rates 1, 4, 8 and 16 as a straight scale.
 	fmt.Fprintf(&b, "    bar [%s]\n", strings.Join(vals, ", "))
 	for _, l := range c.Lines {
-		lv = lv[:0]
-		for range keep {
-			lv = append(lv, fmt.Sprintf("%.2f", l.Value))
+		lv := make([]string, len(vals))
+		for i := range lv {
+			lv[i] = fmt.Sprintf("%.2f", l.Value)
 		}
 		fmt.Fprintf(&b, "    line [%s]\n", strings.Join(lv, ", "))
 	}
 	b.WriteString("```")
 	return b.String()
-}
-
-// complete lists the categories every series has a value for.
-func complete(c d.Chart) []int {
-	var keep []int
-	for i := range c.Categories {
-		ok := true
-		for _, s := range c.Series {
-			ok = ok && i < len(s.Values) && !math.IsNaN(s.Values[i])
-		}
-		if ok {
-			keep = append(keep, i)
-		}
-	}
-	return keep
 }
 
 // niceTop is the axis top: the largest value rounded up to 1, 2 or 5

@@ -132,8 +132,14 @@ func (b *builder) capacities() {
 		if c == nil {
 			continue
 		}
+		bounds := boundsText(b.s.Objective.Constraints)
+		behind := b.behind(row.Profile, c.Final)
 		t := d.M("%s (%s): %s for the recommended configuration, %s for the baseline.",
-			ProfileTitle(b.s, row.Profile), boundsText(b.s.Objective.Constraints), capacityText(c.Final), capacityText(c.Baseline))
+			ProfileTitle(b.s, row.Profile), bounds, capacityText(c.Final), capacityText(c.Baseline))
+		if behind != nil {
+			t = d.M("%s (%s): not established for the recommended configuration, %s for the baseline.",
+				ProfileTitle(b.s, row.Profile), bounds, capacityText(c.Baseline))
+		}
 		var hints []d.Text
 		if c.Final != nil && c.Final.BelowLow || c.Baseline != nil && c.Baseline.BelowLow {
 			hints = append(hints, d.M("A search whose low end already breaks the bounds found no rate that meets them: lower search.low to measure it."))
@@ -144,20 +150,58 @@ func (b *builder) capacities() {
 		if e := b.capacityEdges(row.Profile, c); e != nil {
 			hints = append(hints, e)
 		}
-		behind := false
-		if c.Final != nil && c.Final.Rate != nil {
-			if got, ok := b.achieved("validate/final", *c.Final.Rate); ok && got < 0.9**c.Final.Rate {
-				behind = true
-				hints = append(hints, d.M("The recommended configuration's probe at %s completed only %s: it fell behind the offered rate, so it may not sustain that rate.", d.N(*c.Final.Rate, "req/s"), d.N(got, "req/s")))
-			}
+		if behind != nil {
+			hints = append(hints, behind)
 		}
 		b.doc.Add(d.Para{Text: d.Sentences(append([]d.Text{t}, hints...)...)})
 		// A bar would show as a capacity a rate the text has just put in
 		// doubt.
-		if ch, ok := b.capacityChart(row); ok && !behind {
+		if ch, ok := b.capacityChart(row); ok && behind == nil {
 			b.doc.Add(ch)
 		}
 	}
+}
+
+// behind says why the final's capacity is not established when its
+// probe at that rate completed under 90% of it: a short probe ends
+// before a queue builds, so it passes the latency bounds at a rate the
+// configuration cannot serve. Where another of the final's validation
+// runs shows the most it has completed, the text sets that beside it.
+// nil when the probe kept up.
+func (b *builder) behind(profile string, c *decide.CapacitySide) d.Text {
+	if c == nil || c.Rate == nil {
+		return nil
+	}
+	rate := *c.Rate
+	got, ok := b.achieved("validate/final", rate)
+	if !ok || got >= 0.9*rate {
+		return nil
+	}
+	probe := d.M("The recommended configuration's probe at %s met the bounds but completed only %s.", d.N(rate, "req/s"), d.N(got, "req/s"))
+	most, at, ok := b.mostServed(profile)
+	if !ok {
+		return d.Sentences(probe, d.M("A probe of a minute or more a rate would settle its capacity."))
+	}
+	return d.Sentences(probe, d.M("No run of that configuration completed more than %s (%s), so the probe passed at a rate above what it has been seen to serve. A probe of a minute or more a rate would settle its capacity.", d.N(most, "req/s"), ProfileTitle(b.s, at)))
+}
+
+// mostServed is the highest request rate a run of the final's validation
+// completed at a profile other than the search's, and that profile.
+func (b *builder) mostServed(search string) (float64, string, bool) {
+	most, at := 0.0, ""
+	for _, row := range b.a.Validation {
+		if row.Profile == search || row.Capacity != nil {
+			continue
+		}
+		for _, key := range b.roleKeys("validate/final", row.Profile) {
+			for _, r := range b.runs[key] {
+				if v := r.Metrics.RequestThroughput; v != nil && *v > most {
+					most, at = *v, row.Profile
+				}
+			}
+		}
+	}
+	return most, at, at != ""
 }
 
 // capacityChart draws the capacities a search found, one bar a side; a
@@ -183,9 +227,11 @@ func (b *builder) capacityChart(row decide.ValidationRow) (d.Chart, bool) {
 	return c, known
 }
 
-// tradeoffs names every figure the final configuration makes worse than
-// the baseline, before and after.
+// tradeoffs names every figure the final configuration makes worse
+// than the baseline, before and after, and how many runs each side's
+// figure is a mean of.
 func (b *builder) tradeoffs() {
+	defer b.unsettled()
 	if len(b.a.Tradeoffs) == 0 {
 		return
 	}
@@ -193,6 +239,7 @@ func (b *builder) tradeoffs() {
 	// The worst first: a reader weighs the largest cost before the rest.
 	sorted := slices.Clone(b.a.Tradeoffs)
 	slices.SortStableFunc(sorted, func(x, y decide.Tradeoff) int { return cmp.Compare(y.Ratio, x.Ratio) })
+	single, pooled := 0, 0
 	for _, t := range sorted {
 		if sameAsTPOT(b.a.Tradeoffs, t) {
 			continue // an ITL equal to the TPOT says nothing more
@@ -205,29 +252,114 @@ func (b *builder) tradeoffs() {
 		if decide.Lower(t.Metric) {
 			key = "tradeoff rises: %s at %s: %s → %s (%sx worse)"
 		}
-		items = append(items, d.M(key, d.Cap{Text: MetricName(t.Metric)}, ProfileTitle(b.s, t.Profile), base, fin, d.Num{V: t.Ratio, Prec: 2}))
+		var item d.Text = d.M(key, d.Cap{Text: MetricName(t.Metric)}, ProfileTitle(b.s, t.Profile), base, fin, d.Num{V: t.Ratio, Prec: 2})
+		switch {
+		case t.Runs[0] == 1 && t.Runs[1] == 1:
+			single++
+		case t.Runs[0] > 1 || t.Runs[1] > 1:
+			pooled++
+			item = d.Join{Sep: " ", Parts: []d.Text{item, d.M("(means of %d and %d runs)", t.Runs[0], t.Runs[1])}}
+		}
+		items = append(items, item)
 	}
 	b.doc.Add(d.Para{Text: d.M("Trade-offs: the recommended configuration makes these figures worse than the baseline did:")}, d.List{Items: items})
-	if b.singleRuns(sorted) {
-		b.doc.Add(d.Para{Text: d.M("Each of these figures comes from a single run a side: a P99 of one run rests on its few slowest requests, so repeat the runs before weighing a tail.")})
+	var after []d.Text
+	switch {
+	case single > 0 && pooled == 0:
+		after = append(after, d.M("Each of these figures comes from a single run a side: a P99 of one run rests on its few slowest requests, so repeat the runs before weighing a tail."))
+	case single > 0:
+		after = append(after, d.M("The figures without a run count come from a single run a side: a P99 of one run rests on its few slowest requests, so repeat those runs before weighing a tail."))
+	}
+	if p := b.tradeoffPath(sorted[0]); p != nil {
+		after = append(after, p)
+	}
+	if len(after) > 0 {
+		b.doc.Add(d.Para{Text: d.Sentences(after...)})
 	}
 }
 
-// singleRuns reports whether every trade-off's profile has a single
-// run of the baseline and of the final configuration.
-func (b *builder) singleRuns(ts []decide.Tradeoff) bool {
-	for _, t := range ts {
-		for _, role := range []string{"validate/baseline", "validate/final"} {
-			n := 0
-			for _, key := range b.roleKeys(role, t.Profile) {
-				n += len(b.runs[key])
-			}
-			if n != 1 {
-				return false
+// unsettled names the figures the final makes much worse on average
+// whose runs disagree, each with the runs' span: a reader who weighs a
+// tail wants to know of it, and that it is not settled.
+func (b *builder) unsettled() {
+	var items []d.Text
+	for _, t := range b.a.Unsettled {
+		fig := b.figure(t.Profile, t.Metric)
+		if fig == nil {
+			continue
+		}
+		var spans []d.Text
+		if v := fig.Baseline; v != nil && v.Runs == 2 && v.Low != nil && v.High != nil {
+			spans = append(spans, d.M("the baseline's runs %s and %s", value(t.Metric, *v.Low), value(t.Metric, *v.High)))
+		}
+		if v := fig.Final; v != nil && v.Runs == 2 && v.Low != nil && v.High != nil {
+			spans = append(spans, d.M("the recommended configuration's runs %s and %s", value(t.Metric, *v.Low), value(t.Metric, *v.High)))
+		}
+		item := d.M("tradeoff rises: %s at %s: %s → %s (%sx worse)", d.Cap{Text: MetricName(t.Metric)}, ProfileTitle(b.s, t.Profile), value(t.Metric, t.Baseline), value(t.Metric, t.Final), d.Num{V: t.Ratio, Prec: 2})
+		if !decide.Lower(t.Metric) {
+			item = d.M("tradeoff falls: %s at %s: %s → %s (%sx worse)", d.Cap{Text: MetricName(t.Metric)}, ProfileTitle(b.s, t.Profile), value(t.Metric, t.Baseline), value(t.Metric, t.Final), d.Num{V: t.Ratio, Prec: 2})
+		}
+		if len(spans) > 0 {
+			item = d.M("%s; %s", item, d.Join{Sep: ", ", Parts: spans})
+		}
+		items = append(items, item)
+	}
+	if len(items) == 0 {
+		return
+	}
+	b.doc.Add(d.Para{Text: d.M("Worse on average as well, but the runs disagree too much to call it a cost; repeat them before weighing it:")}, d.List{Items: items})
+}
+
+// figure is the validation figure of metric at profile, wherever the
+// row holds it.
+func (b *builder) figure(profile, metric string) *decide.ValidationRow {
+	for _, row := range b.a.Validation {
+		if row.Profile != profile {
+			continue
+		}
+		cands := append([]*decide.ValidationRow{&row, row.Throughput, row.Latency, row.TTFT, row.TPOT, row.ITL}, row.Percentiles...)
+		for _, r := range cands {
+			if r != nil && r.Metric == metric {
+				return r
 			}
 		}
 	}
-	return len(ts) > 0
+	return nil
+}
+
+// tradeoffPath follows the worst trade-off through the adopted changes
+// at its load, where the steps measured it: a rise that every run after
+// one change repeats is no single run's tail, and the path names the
+// change it came with. nil where fewer than two steps measured it.
+func (b *builder) tradeoffPath(t decide.Tradeoff) d.Text {
+	if t.Metric == schema.Capacity {
+		return nil
+	}
+	points := []d.Text{d.M("%s (baseline)", value(t.Metric, t.Baseline))}
+	for _, st := range b.a.Steps {
+		if st.Outcome != decide.Adopted || st.Adopted == nil || !b.changes(st) {
+			continue
+		}
+		var vs []float64
+		for _, key := range b.roleKeys(st.ID+"/"+*st.Adopted, t.Profile) {
+			for _, r := range b.runs[key] {
+				if v, ok := decide.MetricOf(r, t.Metric); ok {
+					vs = append(vs, v)
+				}
+			}
+		}
+		if len(vs) > 0 {
+			v := 0.0
+			for _, x := range vs {
+				v += x / float64(len(vs))
+			}
+			points = append(points, d.M("%s (%s)", value(t.Metric, v), b.optionName(studyStep(b.s, st.ID), *st.Adopted)))
+		}
+	}
+	if len(points) < 3 {
+		return nil
+	}
+	return d.M("%s at %s after each adopted change, in its step's runs: %s.", d.Cap{Text: MetricName(t.Metric)}, ProfileTitle(b.s, t.Profile), d.Join{Sep: " → ", Parts: points})
 }
 
 // sameAsTPOT says whether t is an ITL trade-off whose figures the TPOT

@@ -107,7 +107,7 @@ func flagReason(code string) d.Text {
 	case decide.CodeDecodeBound:
 		return d.M("a TPOT below the time one decode step needs cannot be a real per-token time")
 	case decide.CodeBursts:
-		return d.M("a median over tokens that arrived in bursts describes the client's buffering, not decoding")
+		return d.M("a median over tokens that arrived in bursts describes buffering on the way, not decoding")
 	case decide.CodeOutlier:
 		return d.M("a P99 TTFT over twenty times the median comes from a few requests that waited far longer than the rest")
 	}

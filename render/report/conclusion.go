@@ -28,7 +28,11 @@ func (b *builder) conclusion() {
 	if slo != nil && !a.SLO.Met {
 		b.doc.Add(d.Para{Text: slo})
 	}
-	b.doc.Add(d.Para{Text: d.M("Recommended configuration of %s on %s, for the %s:", d.Code(a.Final.Model), d.Lit(s.Hardware.GPU), b.goal())})
+	var model d.Text = d.Code(a.Final.Model)
+	if s.Model.Title != nil && a.Final.Model == s.Model.ID {
+		model = d.Prose(*s.Model.Title)
+	}
+	b.doc.Add(d.Para{Text: d.M("Recommended configuration of %s on %s, for the %s:", model, d.Lit(s.Hardware.GPU), b.goal())})
 	if a.SLO != nil && !a.SLO.Met {
 		b.h(3, "serving-command", d.M("Serving command (best-effort: it does not meet the service-level objective)"))
 	} else {
@@ -40,6 +44,9 @@ func (b *builder) conclusion() {
 	b.doc.Add(d.CodeBlock{Lang: "bash", Body: heredocs(a.Final.Files) + MultiLine(a.Final.Env, a.Final.Argv)})
 	if localModel(a.Final.Model) {
 		b.doc.Add(d.Note{Text: d.M("The command loads the model file the study measured, %s: put the path of your own %s file of this model in its place, and keep the other settings as they are. A file of another precision needs its own test, apart from any the steps above measured.", d.Code(a.Final.Model), d.Lit(strings.ToUpper(b.dtypeOf(a.Final.Model))))})
+	}
+	for _, n := range s.CommandNotes {
+		b.doc.Add(d.Note{Text: d.Prose(n)})
 	}
 	b.noiseAdoptions()
 	b.startupWarnings()
@@ -195,12 +202,16 @@ func (b *builder) validationNotes() {
 	for _, n := range b.a.Notes {
 		switch n {
 		case decide.DerivedLatencyNote:
-			t := []d.Text{d.M("A mean latency marked ≈ is TTFT + TPOT × (mean output tokens − 1), computed from the record because its source printed no mean latency. It ignores how TPOT varies with response length, so it approximates the true mean.")}
-			if c := b.serialCheck(); c != nil {
+			t := []d.Text{d.M("A mean latency marked ≈ is derived because its source printed none: at a fixed concurrency N it is N × the run's duration ÷ its completed requests (Little's law; exact at concurrency 1 and a little high above it, as fewer requests are in flight while a run starts and drains), elsewhere TTFT + TPOT × (mean output tokens − 1).")}
+			if c := b.formulaCheck(); c != nil {
 				t = append(t, c)
 			}
 			b.doc.Add(d.Note{Text: d.Sentences(t...)})
 		case decide.NoNoiseNote:
+			if b.allSingle() {
+				b.doc.Add(d.Note{Text: d.M("Every trial ran once, so no comparison has a noise estimate: a difference smaller than the run-to-run variation cannot be told from none. Repeat the trials to get one.")})
+				continue
+			}
 			b.doc.Add(d.Note{Text: d.M("Most trials ran once, so most comparisons have no noise estimate: a difference smaller than the run-to-run variation cannot be told from none. Repeat the trials to get one.")})
 		}
 	}
@@ -304,11 +315,15 @@ func (b *builder) noiseAdoptions() {
 	if len(parts) == 0 {
 		return
 	}
-	key := "Adopted on single runs by a gain smaller than runs of one configuration usually differ (not measured here), so possibly no real difference: %s. The command keeps them by the study's rule (minimum gain %s)."
+	key := "%s were adopted on single runs by gains smaller than runs of one configuration usually differ (not measured here), so they may bring nothing. The command keeps them by the study's rule (minimum gain %s); they can be left out."
 	if len(parts) == 1 {
-		key = "Adopted on single runs by a gain smaller than runs of one configuration usually differ (not measured here), so possibly no real difference: %s. The command keeps this setting by the study's rule (minimum gain %s)."
+		key = "%s was adopted on single runs by a gain smaller than runs of one configuration usually differ (not measured here), so it may bring nothing. The command keeps it by the study's rule (minimum gain %s); it can be left out."
 	}
-	b.doc.Add(d.Note{Text: d.M(key, d.Join{Sep: ", ", Parts: parts}, pct(b.s.Objective.MinGain))})
+	var list d.Text = parts[0]
+	if n := len(parts); n > 1 {
+		list = d.M("%s and %s", d.Join{Sep: ", ", Parts: parts[:n-1]}, parts[n-1])
+	}
+	b.doc.Add(d.Note{Text: d.M(key, list, pct(b.s.Objective.MinGain))})
 }
 
 // sources says where the gain comes from: each adopted change against
@@ -329,7 +344,7 @@ func (b *builder) sources() {
 		case inSpread != nil:
 			how = append(how, d.M("less than the %s spread between runs of one configuration in this study, so not settled", pct(round3(widest))))
 		case c.Gain < smallGain:
-			how = append(how, d.M("single runs, within run-to-run noise"))
+			how = append(how, d.M("single runs, below typical run-to-run variation"))
 		default:
 			how = append(how, d.M("no noise estimate"))
 		}
@@ -352,30 +367,41 @@ func (b *builder) changes(st decide.Step) bool {
 	return st.Kind == "select" && c.B == b.s.Baseline.Engine && c.A != c.B
 }
 
-// serialCheck sets the derived mean latency of the final configuration
-// at concurrency 1 beside the one its runs measure there: one request at
-// a time, a run's duration over its requests is the mean latency (a
-// little above it, by the gaps between requests). It says so where the
-// two differ by more than 3 %, as when speculative decoding makes TPOT
-// depend on length (nil otherwise).
-func (b *builder) serialCheck() d.Text {
+// allSingle reports whether every trial with a record has one run.
+func (b *builder) allSingle() bool {
+	for _, t := range b.a.Plan.Trials {
+		if len(b.runs[t.Key]) > 1 {
+			return false
+		}
+	}
+	return true
+}
+
+// formulaCheck sets, at concurrency 1, the recommended configuration's
+// latency from the formula many reports print, TTFT + TPOT × (mean
+// output tokens − 1), beside the one its runs took, where the two
+// differ by more than 3 % (as when speculative decoding makes TPOT
+// depend on length): a reader comparing with such a report sees why its
+// figures differ (nil otherwise).
+func (b *builder) formulaCheck() d.Text {
 	for _, row := range b.measured() {
 		p, ok := b.s.Profiles[row.Profile]
 		l := row.Latency
 		if !ok || p.Kind != "concurrency" || p.Concurrency != 1 || l == nil || l.Final == nil || !l.Final.Derived {
 			continue
 		}
-		measured, ok := b.runMean(b.roleKeys("validate/final", row.Profile), func(m record.Metrics) (float64, bool) {
-			return m.Duration / float64(m.Completed), m.Completed > 0 && m.Duration > 0
+		formula, ok := b.runMean(b.roleKeys("validate/final", row.Profile), func(m record.Metrics) (float64, bool) {
+			v, ok := decide.FormulaLatency(m)
+			return v / 1000, ok
 		})
 		if !ok {
 			continue
 		}
-		derived := l.Final.Mean / 1000
-		if math.Abs(measured-derived)/measured <= 0.03 {
+		took := l.Final.Mean / 1000
+		if math.Abs(took-formula)/took <= 0.03 {
 			return nil
 		}
-		return d.M("At %s the recommended configuration's runs took %s a request (duration ÷ requests, one request at a time), against %s from the formula: read the ≈ figures as estimates with that much error.", ProfileTitle(b.s, row.Profile), d.N(measured, "s"), d.N(derived, "s"))
+		return d.M("At %s, TTFT + TPOT × (mean output tokens − 1), the estimate such reports often print, gives the recommended configuration %s against the %s its runs took: latencies computed that way differ from these by that much.", ProfileTitle(b.s, row.Profile), d.N(formula, "s"), d.N(took, "s"))
 	}
 	return nil
 }

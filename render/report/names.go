@@ -164,6 +164,9 @@ func (b *builder) optionName(st *schema.Step, variant string) d.Text {
 	if st != nil && hasOption(s, st, variant) {
 		return d.Code(variant)
 	}
+	if variant == "incumbent" {
+		return d.M("current configuration")
+	}
 	// An incumbent carries the name it was adopted under in its own step.
 	for i := range s.Steps {
 		if o := &s.Steps[i]; o != st && hasOption(s, o, variant) {

@@ -146,9 +146,6 @@ func (b *builder) objective(k *sink) {
 	if p := b.s.Profiles[o.Profile]; p.Kind == "concurrency" && !strings.HasPrefix(o.Metric, "latency.") {
 		k.add(d.Para{Text: d.M("At a fixed concurrency N the engine has N requests in flight for most of a run, so Little's law gives a mean latency of about N ÷ request throughput (somewhat less, as fewer are in flight while a run starts and drains). Every run of the profile sends prompts of the same lengths and generates about as many tokens, so a higher throughput means a lower mean latency: at concurrency %d, ranking by %s ranks by mean latency too.",
 			p.Concurrency, MetricName(o.Metric))})
-		if slices.Contains(b.a.Notes, decide.DerivedLatencyNote) {
-			k.add(d.Para{Text: d.M("The mean latencies marked ≈ are estimated from TTFT and TPOT, not from the runs' durations, so they can order options within a few percent of each other differently from throughput; the choice rests on throughput.")})
-		}
 	}
 }
 

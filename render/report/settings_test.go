@@ -67,7 +67,7 @@ func TestStartupSettingsH200(t *testing.T) {
 		t.Fatalf("no start-up notice below the final command (notice at %d, command at %d)", warn, cmd)
 	}
 	for _, want := range []string{
-		"The command sets `--cache-ram`, and the engine adjusted `--cache-idle-slots`",
+		"The command sets `--cache-ram 0`; `--cache-idle-slots`, which the command does not set, depends on it",
 		"| `n_slots` | `8` | `--parallel` | `--parallel 8` |",
 		"| `n_threads` | `16` | `--threads` | not set |",
 		"| `n_slots` | `4` | `8` |", // the parallel-slots step's options
@@ -160,5 +160,29 @@ func TestStartupGoldenH200(t *testing.T) {
 		if want, err := os.ReadFile(path); err != nil || !bytes.Equal(md.Bytes(), want) {
 			t.Errorf("%s differs (go test -update rewrites it):\n%s", path, md.Bytes())
 		}
+	}
+}
+
+// A capacity probe that passed its bounds while completing far fewer
+// requests than it offered is no capacity: the H200 final's 50-request
+// probe at 10 req/s completed 7.52 req/s, and its concurrency-8 runs
+// never more than 9.88 req/s. The page says so and draws no bar.
+func TestCapacityNotEstablishedWhenProbeFellBehind(t *testing.T) {
+	s, a := h200Study(t)
+	md := strings.ReplaceAll(markdownOf(t, s, a, nil, "en"), "\u00a0", " ")
+	for _, want := range []string{
+		"not established for the recommended configuration, 3.75 req/s for the baseline.",
+		"probe at 10.00 req/s met the bounds but completed only 7.52 req/s.",
+		"No run of that configuration completed more than 9.88 req/s (concurrency 8)",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
+	if strings.Contains(md, "10.00 req/s for the recommended configuration") {
+		t.Error("the report states 10.00 req/s as the final's capacity")
+	}
+	if strings.Contains(md, "Poisson capacity within the SLO, baseline and optimized") {
+		t.Error("the report draws a capacity bar for a probe that fell behind")
 	}
 }

@@ -32,8 +32,8 @@ func (b *builder) startupWarnings() {
 		said := d.M("At start-up %s logged %s (launches: %d of %d).", d.Lit(engineName(v.kind)), d.Code(c.n.Text), c.k, v.launches)
 		var set, unset []d.Text
 		for _, f := range c.n.Flags {
-			if _, ok := argValue(v.argv, f); ok {
-				set = append(set, d.Code(f))
+			if val, ok := argValue(v.argv, f); ok {
+				set = append(set, d.Code(strings.TrimSpace(f+" "+val)))
 			} else {
 				unset = append(unset, d.Code(f))
 			}
@@ -47,7 +47,7 @@ func flagsSet(set, unset []d.Text) d.Text {
 	s, u := d.Join{Sep: ", ", Parts: set}, d.Join{Sep: ", ", Parts: unset}
 	switch {
 	case len(set) > 0 && len(unset) > 0:
-		return d.M("The command sets %s, and the engine adjusted %s, which the command leaves at its default, to match: the notice reports that adjustment, not an error in the command.", s, u)
+		return d.M("The command sets %s; %s, which the command does not set, depends on it, so the engine changed it to match. The notice reports that change; it is not an error in the command.", s, u)
 	case len(set) > 0:
 		return d.M("The command sets %s.", s)
 	case len(unset) > 0:

@@ -59,11 +59,11 @@ func toolName(client string) d.Text {
 func lintText(w decide.Warning, client string) d.Text {
 	switch w.Code {
 	case decide.CodeBursts:
-		return d.M("Lines marked (!) are not what they seem: the median inter-token latency is about 0 ms while its mean is not, so tokens arrived in bursts of chunks and the ITL and TPOT medians describe the client's buffering, not decoding.")
+		return d.M("Lines marked (!) are not what they seem: the median inter-token latency is about 0 ms while its mean is not, so tokens arrived in bursts of chunks and the ITL and TPOT medians describe buffering on the way (in the server, a gateway or the client), not decoding.")
 	case decide.CodeDecodeBound:
 		return d.M("A TPOT marked (!) is below the time one decode step needs to read this model's weights at the GPU's memory bandwidth: it cannot be a real per-token time.")
 	case decide.CodePeakRate:
-		return d.M("The peak output throughput marked (!) is more than this run or this GPU can produce: %s, which measured it, counted chunk arrivals per second, not tokens.", toolName(client))
+		return d.M("The peak output throughput marked (!) is more than this run or this GPU can produce: %s, which measured it, took it over a window too short to mean anything, as when buffered chunks arrive together.", toolName(client))
 	case decide.CodePeakLow:
 		return d.M("The peak output throughput marked (!) is below the run's own mean, which a peak cannot be: %s, which measured it, counted chunk arrivals per second, and a chunk carries several tokens under speculative decoding.", toolName(client))
 	case decide.CodePeakConc:
@@ -305,13 +305,21 @@ func verdictText(s *schema.Study, c *decide.Comparison) d.Text {
 		level = pct(c.Level) // an adaptive step's per-look level
 	}
 	lo, hi, how := times(c.Interval[0]), times(c.Interval[1]), methodText(c.Method)
+	var t d.Text
 	switch c.Verdict {
 	case decide.NoDifference:
-		return d.M("No significant difference (~): the %s interval of the ratio (%s), %s to %s, includes 1.", level, how, lo, hi)
+		t = d.M("No significant difference (~): the %s interval of the ratio (%s), %s to %s, includes 1.", level, how, lo, hi)
 	case decide.Better:
-		return d.M("Significantly better: the %s interval of the ratio (%s) is %s to %s.", level, how, lo, hi)
+		t = d.M("Significantly better: the %s interval of the ratio (%s) is %s to %s.", level, how, lo, hi)
+	default:
+		t = d.M("Significantly worse: the %s interval of the ratio (%s) is %s to %s.", level, how, lo, hi)
 	}
-	return d.M("Significantly worse: the %s interval of the ratio (%s) is %s to %s.", level, how, lo, hi)
+	conf := s.Objective.Confidence
+	if c.Level <= 0 || c.Level == conf || c.Level >= 1 {
+		return t
+	}
+	looks := int(math.Round((1 - conf) / (1 - c.Level)))
+	return d.Sentences(t, d.M("The level is %s rather than %s because the step's adaptive repeats look at the runs %d times, each with an equal share of the %s chance of a false call.", level, pct(conf), looks, pct(1-conf)))
 }
 
 // methodText names how a ratio's interval was found.
@@ -418,8 +426,9 @@ func sanitize(s string) string {
 	return string(out)
 }
 
-// smallGain is a gain that run-to-run noise alone commonly gives.
-const smallGain = 0.02
+// smallGain is a gain that run-to-run noise alone commonly gives: the
+// launch-to-launch spread the default minimum gain stands for.
+const smallGain = schema.DefaultMinGain
 
 // bigEffect says whether a ratio is too far from 1 for run-to-run noise
 // (a few percent on a quiet GPU host) to explain it, so a caveat about

@@ -154,6 +154,9 @@ func (b *builder) trialLabel(t *plan.Trial) d.Text {
 		step = d.M("Other benchmark cases")
 	}
 	parts := []d.Text{step, b.variantName(t), ProfileTitle(b.s, t.Profile)}
+	if t.Step == "baseline" {
+		parts = []d.Text{d.M("Baseline"), ProfileTitle(b.s, t.Profile)}
+	}
 	if b.s.Benchmark.Repeats.Max > 1 {
 		parts = append(parts, d.M("repeat %d", t.Repeat+1))
 	}
