@@ -96,11 +96,16 @@ func writeAnswers(w io.Writer, a *decide.Analysis) {
 			fmt.Fprintf(w, "\ncapacity at %s: final %s; baseline %s\n", row.Profile, capacityText(c.Final), capacityText(c.Baseline))
 		}
 	}
-	if len(a.Tradeoffs) == 0 {
+	writeTradeoffs(w, "trade-offs, what the final makes worse than the baseline:", a.Tradeoffs)
+	writeTradeoffs(w, "unsettled, worse on average but the runs disagree:", a.Unsettled)
+}
+
+func writeTradeoffs(w io.Writer, title string, ts []decide.Tradeoff) {
+	if len(ts) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "\ntrade-offs, what the final makes worse than the baseline:")
-	for _, t := range a.Tradeoffs {
+	fmt.Fprintln(w, "\n"+title)
+	for _, t := range ts {
 		fmt.Fprintf(w, "  %s at %s: %s → %s (%.2fx worse)\n", t.Metric, t.Profile, fmtTradeoff(t.Metric, t.Baseline), fmtTradeoff(t.Metric, t.Final), t.Ratio)
 	}
 }
