@@ -27,6 +27,49 @@ type SLOAnswer struct {
 	// Capacity is the final's capacity search, when the objective is one:
 	// the SLO is then met when its low end meets it.
 	Capacity *CapacitySide `json:"capacity,omitempty"`
+	// Elsewhere are the bounds the final's runs break at the other
+	// validation loads: the SLO is judged at one load, and a reader
+	// serving another wants to know.
+	Elsewhere []SLOBreach `json:"elsewhere,omitempty"`
+}
+
+// SLOBreach is one bound that some of the final's runs at a validation
+// load break: how many of how many, and the worst value.
+type SLOBreach struct {
+	Profile string  `json:"profile"`
+	Metric  string  `json:"metric"`
+	Broke   int     `json:"broke"`
+	Runs    int     `json:"runs"`
+	Worst   float64 `json:"worst"`
+}
+
+// elsewhere lists, profile by profile, the bounds the final's runs
+// break at the validation loads other than the SLO's.
+func (d *decider) elsewhere(p *plan.Plan, rows []ValidationRow, sloProfile string) []SLOBreach {
+	var out []SLOBreach
+	fin := finalTrial(d.s, p)
+	for _, row := range rows {
+		if row.Capacity != nil || row.Profile == sloProfile {
+			continue
+		}
+		runs := d.validPooled(d.launchTrials(p, fin, row.Profile))
+		for _, b := range d.s.Objective.Constraints {
+			br := SLOBreach{Profile: row.Profile, Metric: b.Metric, Runs: len(runs)}
+			for _, r := range runs {
+				v, ok := d.runValue(r, b.Metric)
+				if ok && !b.Meets(v) {
+					if br.Broke == 0 || Lower(b.Metric) == (v > br.Worst) {
+						br.Worst = v
+					}
+					br.Broke++
+				}
+			}
+			if br.Broke > 0 {
+				out = append(out, br)
+			}
+		}
+	}
+	return out
 }
 
 // sloAnswer answers the SLO for the final configuration; nil without
@@ -58,6 +101,7 @@ func (a *Analysis) sloAnswer(s *schema.Study, p *plan.Plan, d *decider) {
 	o := Option{}
 	d.checkSLO(&o, runs, make([]string, len(runs)))
 	ans.Met, ans.Violation = o.feasible(), o.Violation
+	ans.Elsewhere = d.elsewhere(p, a.Validation, ans.Profile)
 }
 
 func (d *decider) boundValues(runs []*record.Record) map[string]*float64 {

@@ -288,20 +288,17 @@ func (b *builder) unsettled() {
 		if fig == nil {
 			continue
 		}
-		var spans []d.Text
-		if v := fig.Baseline; v != nil && v.Runs == 2 && v.Low != nil && v.High != nil {
-			spans = append(spans, d.M("the baseline's runs %s and %s", value(t.Metric, *v.Low), value(t.Metric, *v.High)))
+		// A mean of runs' tails is no tail of anything, so each side
+		// shows its runs' own figures.
+		side := func(v *decide.Value, one, two string) d.Text {
+			if v.Runs == 2 && v.Low != nil && v.High != nil {
+				return d.M(two, value(t.Metric, *v.Low), value(t.Metric, *v.High))
+			}
+			return d.M(one, value(t.Metric, v.Mean))
 		}
-		if v := fig.Final; v != nil && v.Runs == 2 && v.Low != nil && v.High != nil {
-			spans = append(spans, d.M("the recommended configuration's runs %s and %s", value(t.Metric, *v.Low), value(t.Metric, *v.High)))
-		}
-		item := d.M("tradeoff rises: %s at %s: %s → %s (%sx worse)", d.Cap{Text: MetricName(t.Metric)}, ProfileTitle(b.s, t.Profile), value(t.Metric, t.Baseline), value(t.Metric, t.Final), d.Num{V: t.Ratio, Prec: 2})
-		if !decide.Lower(t.Metric) {
-			item = d.M("tradeoff falls: %s at %s: %s → %s (%sx worse)", d.Cap{Text: MetricName(t.Metric)}, ProfileTitle(b.s, t.Profile), value(t.Metric, t.Baseline), value(t.Metric, t.Final), d.Num{V: t.Ratio, Prec: 2})
-		}
-		if len(spans) > 0 {
-			item = d.M("%s; %s", item, d.Join{Sep: ", ", Parts: spans})
-		}
+		item := d.M("%s at %s: %s; %s", d.Cap{Text: MetricName(t.Metric)}, ProfileTitle(b.s, t.Profile),
+			side(fig.Baseline, "%s for the baseline", "the baseline's runs %s and %s"),
+			side(fig.Final, "%s for the recommended configuration", "the recommended configuration's runs %s and %s"))
 		items = append(items, item)
 	}
 	if len(items) == 0 {

@@ -53,7 +53,7 @@ func (b *builder) conclusion() {
 	b.deployLinks()
 	b.gain()
 	if slo != nil && a.SLO.Met {
-		b.doc.Add(d.Para{Text: slo})
+		b.doc.Add(d.Para{Text: d.Sentences(append([]d.Text{slo}, b.breaches()...)...)})
 	}
 	b.sources()
 	b.capacities()
@@ -202,7 +202,11 @@ func (b *builder) validationNotes() {
 	for _, n := range b.a.Notes {
 		switch n {
 		case decide.DerivedLatencyNote:
-			t := []d.Text{d.M("A mean latency marked ≈ is derived because its source printed none: at a fixed concurrency N it is N × the run's duration ÷ its completed requests (Little's law; exact at concurrency 1 and a little high above it, as fewer requests are in flight while a run starts and drains), elsewhere TTFT + TPOT × (mean output tokens − 1).")}
+			key := "A mean latency marked ≈ is derived because its source printed none: at a fixed concurrency N it is N × the run's duration ÷ its completed requests (Little's law; exact at concurrency 1 and an upper bound above it, as fewer requests are in flight while a run starts and drains), elsewhere TTFT + TPOT × (mean output tokens − 1)."
+			if b.allFixedConcurrency() {
+				key = "A mean latency marked ≈ is derived because its source printed none: N × the run's duration ÷ its completed requests at concurrency N (Little's law; exact at concurrency 1 and an upper bound above it, as fewer requests are in flight while a run starts and drains)."
+			}
+			t := []d.Text{d.M(key)}
 			if c := b.formulaCheck(); c != nil {
 				t = append(t, c)
 			}
@@ -365,6 +369,37 @@ func (b *builder) changes(st decide.Step) bool {
 		return c.B == st.Incumbent.Variant
 	}
 	return st.Kind == "select" && c.B == b.s.Baseline.Engine && c.A != c.B
+}
+
+// breaches say where the final's runs break a bound at another
+// validation load than the SLO's.
+func (b *builder) breaches() []d.Text {
+	var out []d.Text
+	for _, br := range b.a.SLO.Elsewhere {
+		bound := boundText(b.boundOf(br.Metric))
+		out = append(out, d.M("At %s, though, it breaks %s in %d of its %d runs (up to %s).", ProfileTitle(b.s, br.Profile), bound, br.Broke, br.Runs, value(br.Metric, br.Worst)))
+	}
+	return out
+}
+
+func (b *builder) boundOf(metric string) schema.Bound {
+	for _, x := range b.s.Objective.Constraints {
+		if x.Metric == metric {
+			return x
+		}
+	}
+	return schema.Bound{Metric: metric}
+}
+
+// allFixedConcurrency reports whether every profile the page shows is
+// a fixed concurrency, where a derived latency is Little's law's.
+func (b *builder) allFixedConcurrency() bool {
+	for _, name := range b.profilesUsed() {
+		if p := b.s.Profiles[name]; p.Kind != "concurrency" || b.s.DatasetOf(p).Name == "conversations" {
+			return false
+		}
+	}
+	return true
 }
 
 // allSingle reports whether every trial with a record has one run.

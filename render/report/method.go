@@ -19,12 +19,14 @@ func (b *builder) method() []d.Block {
 	b.objective(&k)
 	b.setup(&k)
 	k.h(3, "method", d.M("Benchmark method"))
-	var client d.Text = d.Code(bm.Client.Name + " " + bm.Client.Version)
+	// A client is named by the command a reader would type ("vllm bench
+	// serve v0.11.0"), not by the study's id for it ("vllm-bench").
+	var client d.Text = d.Code(strings.TrimSpace(peerOf(bm.Client.Name, "").Name + " " + bm.Client.Version))
 	switch {
 	case bm.Client.Name == "builtin":
 		client = d.M("servelab's own load generator")
-	case bm.Client.Version == "":
-		client = d.Code(bm.Client.Name)
+	case !knownClient(bm.Client.Name):
+		client = d.Code(strings.TrimSpace(bm.Client.Name + " " + bm.Client.Version))
 	}
 	var own []d.Block
 	shared := false
@@ -65,9 +67,28 @@ func (b *builder) method() []d.Block {
 	}
 	k.h(4, "reproduce", d.M("Reproducing the benchmark"))
 	peer := peerOf(bm.Client.Name, bm.Client.Version)
-	k.add(d.Para{Text: d.M("Under each run in the appendix, a command for %s repeats that run's kind of load without servelab (the same lengths, rate or concurrency and request count; other prompts), against an engine started with the run's serving command. Its flags are checked against the argument parser of %s at commit %s.",
-		d.Code(peer.Name+" "+peer.Version), d.Code(peer.Table.Source), d.Code(peer.Table.Commit[:12]))})
+	key := "Under each run in the appendix, a command for %s repeats that run's kind of load without servelab (the same lengths, rate or concurrency and request count; other prompts), against an engine started with the run's serving command. Its flags are checked against the argument parser of %s at commit %s."
+	// guidellm takes a response's length from a dataset file only with a
+	// column that holds it, which the public ShareGPT file lacks.
+	_, same, ok := b.meanOutput()
+	unpinned := ok && same > 0 && !bm.Output.IgnoreEOS && peer.Name == "guidellm benchmark" && bm.Dataset.Name != "random"
+	if unpinned {
+		key = "Under each run in the appendix, a command for %s repeats that run's rate or concurrency and request count without servelab, against an engine started with the run's serving command. Its flags are checked against the argument parser of %s at commit %s."
+	}
+	k.add(d.Para{Text: d.M(key, d.Code(peer.Name+" "+peer.Version), d.Code(peer.Table.Source), d.Code(peer.Table.Commit[:12]))})
+	if unpinned {
+		k.add(d.Para{Text: d.M("These commands do not fix each response's length as the runs' client did: their answers run to their natural length, reasoning included, so their latencies will be longer than this page's and will not compare with them.")})
+	}
 	return k
+}
+
+// knownClient says whether name is a client the peers' tables cover.
+func knownClient(name string) bool {
+	switch name {
+	case "vllm-bench", "guidellm", "sglang-bench":
+		return true
+	}
+	return false
 }
 
 func endpoint(api string) string {

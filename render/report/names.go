@@ -85,12 +85,13 @@ func RatioText(metric string, r float64) d.Text {
 	case fmt.Sprintf("%.1f", math.Abs(r-1)*100) == "0.0" || fmt.Sprintf("%.1f", math.Abs(1/r-1)*100) == "0.0":
 		return d.M("ratio %sx", d.Num{V: 1, Prec: 2})
 	// Within 10 % a percentage reads better than a ratio ("3.4% lower",
-	// not "1.04x lower"), in every language.
+	// not "1.04x lower"), in every language; so does a time that grew by
+	// under half ("12.0% slower", not "1.12x slower").
 	case r > 1 && r < 1.1 && lower:
 		return d.M("%s faster", share)
 	case r > 1 && r < 1.1:
 		return d.M("%s higher", share)
-	case r < 1 && r > 1/1.1 && lower:
+	case r < 1 && r > 1/1.5 && lower:
 		return d.M("%s slower", share)
 	case r < 1 && !lower:
 		// A lower figure is a share of the other at any size.

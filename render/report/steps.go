@@ -136,6 +136,9 @@ func (b *builder) decision(ss *schema.Step, st decide.Step) {
 	if t := b.closeCall(ss, st); t != nil {
 		b.doc.Add(d.Note{Text: t})
 	}
+	if t := b.outliers(ss, st); t != nil {
+		b.doc.Add(d.Note{Text: t})
+	}
 	b.guard(ss, st)
 	b.sloChecks(ss, st)
 	b.searches(ss, st)
@@ -424,6 +427,25 @@ func sanitize(s string) string {
 		}
 	}
 	return string(out)
+}
+
+// outliers names the step's options whose runs hold a few requests that
+// waited far longer than the rest: such a run's mean, and its place in
+// the step, may say more about that run than about the option.
+func (b *builder) outliers(ss *schema.Step, st decide.Step) d.Text {
+	var names []d.Text
+	for _, o := range st.Options {
+		for _, w := range b.warn[o.Key] {
+			if w.Code == decide.CodeOutlier {
+				names = append(names, b.optionName(ss, o.Variant))
+				break
+			}
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	return d.M("The runs of %s hold a few requests that waited far longer than the rest (see the warnings about the data): their mean moves with those few, so their place in this step may say more about those runs than about the option.", d.Join{Sep: ", ", Parts: names})
 }
 
 // smallGain is a gain that run-to-run noise alone commonly gives: the

@@ -13,10 +13,10 @@ import (
 // original baseline.
 func (b *builder) summary() {
 	m := b.s.Objective.Metric
-	t := d.Table{Head: []d.Text{d.M("Step"), d.M("Best option"), d.Cap{Text: MetricName(m)}, d.M("Compared with"), d.Cap{Text: MetricName(m)}, d.M("Comparison"), d.M("Adopted")},
+	t := d.Table{Head: []d.Text{d.M("Step"), d.M("Best candidate"), d.Cap{Text: MetricName(m)}, d.M("Compared with"), d.Cap{Text: MetricName(m)}, d.M("Comparison"), d.M("Adopted")},
 		Right: []bool{false, false, true, false, true, false, false}}
-	c := d.Chart{ID: "summary", Kind: "bar", Unit: chartUnit(m), Title: d.M("%s of each step's best option and of the configuration it had to beat", d.Cap{Text: MetricName(m)})}
-	best, base := d.Series{Name: d.M("Best option of the step")}, d.Series{Name: d.M("Configuration it had to beat")}
+	c := d.Chart{ID: "summary", Kind: "bar", Unit: chartUnit(m), Title: d.M("%s of each step's best candidate and of the configuration it had to beat", d.Cap{Text: MetricName(m)})}
+	best, base := d.Series{Name: d.M("Best candidate of the step")}, d.Series{Name: d.M("Configuration it had to beat")}
 	seen := flags{}
 	for _, st := range b.a.Steps {
 		cmp := st.Comparison
@@ -43,7 +43,7 @@ func (b *builder) summary() {
 		return
 	}
 	b.h(2, "summary", d.M("Summary of optimization options"))
-	b.doc.Add(d.Para{Text: d.M("Each step at %s: its best option against the configuration it had to beat.", ProfileTitle(b.s, b.s.Objective.Profile))})
+	b.doc.Add(d.Para{Text: d.M("Each step at %s: its best candidate, adopted or not, against the configuration it had to beat.", ProfileTitle(b.s, b.s.Objective.Profile))})
 	c.Series = []d.Series{best, base}
 	seen.apply(&c)
 	b.doc.Add(t, c)
