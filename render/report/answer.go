@@ -11,6 +11,7 @@ import (
 	"servelab.dev/execute/record"
 	d "servelab.dev/render/document"
 	"servelab.dev/schema"
+	"servelab.dev/schema/plan"
 )
 
 // SLOAnswer is the answer to the study's SLO, the first sentence a
@@ -162,27 +163,76 @@ func (b *builder) capacities() {
 	}
 }
 
-// behind says why the final's capacity is not established when its
-// probe at that rate completed under 90% of it: a short probe ends
-// before a queue builds, so it passes the latency bounds at a rate the
-// configuration cannot serve. Where another of the final's validation
-// runs shows the most it has completed, the text sets that beside it.
-// nil when the probe kept up.
+// behind says why the final's capacity is not established: the rate
+// its search found is above the most any of its runs has served, or
+// (where no such run exists) its probe there completed under 90% of the
+// offered rate. A short probe ends before a queue builds, so it passes
+// the latency bounds at a rate the configuration cannot sustain. The
+// probes follow, so a reader can size from the rates that passed with
+// room. nil when the capacity stands.
 func (b *builder) behind(profile string, c *decide.CapacitySide) d.Text {
 	if c == nil || c.Rate == nil {
 		return nil
 	}
 	rate := *c.Rate
-	got, ok := b.achieved("validate/final", rate)
-	if !ok || got >= 0.9*rate {
-		return nil
+	var why d.Text
+	if most, at, ok := b.mostServed(profile); ok {
+		if rate <= most {
+			return nil
+		}
+		why = d.M("The recommended configuration's search passed %s, above the most any of its runs has served (%s, at %s): a probe of %d requests ends before a queue can build, so that is no rate it sustains.",
+			d.N(rate, "req/s"), d.N(most, "req/s"), ProfileTitle(b.s, at), b.s.Profiles[profile].Requests)
+	} else {
+		got, ok := b.achieved("validate/final", rate)
+		if !ok || got >= 0.9*rate {
+			return nil
+		}
+		why = d.M("The recommended configuration's probe at %s met the bounds but completed only %s.", d.N(rate, "req/s"), d.N(got, "req/s"))
 	}
-	probe := d.M("The recommended configuration's probe at %s met the bounds but completed only %s.", d.N(rate, "req/s"), d.N(got, "req/s"))
-	most, at, ok := b.mostServed(profile)
-	if !ok {
-		return d.Sentences(probe, d.M("A probe of a minute or more a rate would settle its capacity."))
+	return d.Sentences(why, b.probes(c), d.M("A probe of a minute or more per rate would settle its capacity."))
+}
+
+// probes lists a search's probes by rate, each with whether it met the
+// bounds and the first bound's figure there.
+func (b *builder) probes(c *decide.CapacitySide) d.Text {
+	ps := slices.Clone(c.Search.Probes)
+	slices.SortFunc(ps, func(x, y plan.Probe) int { return cmp.Compare(x.Rate, y.Rate) })
+	bound := b.s.Objective.Constraints[0]
+	var items []d.Text
+	for _, p := range ps {
+		mark := "✗"
+		if p.Meets {
+			mark = "✓"
+		}
+		item := d.Join{Sep: " ", Parts: []d.Text{d.N(p.Rate, "req/s"), d.Lit(mark)}}
+		if v, ok := b.probeFigure(p.Rate, bound.Metric); ok {
+			item = d.Join{Sep: " ", Parts: []d.Text{item, d.Paren{Text: value(bound.Metric, v)}}}
+		}
+		items = append(items, item)
 	}
-	return d.Sentences(probe, d.M("No run of that configuration completed more than %s (%s), so the probe passed at a rate above what it has been seen to serve. A probe of a minute or more a rate would settle its capacity.", d.N(most, "req/s"), ProfileTitle(b.s, at)))
+	return d.M("Its probes (%s in brackets): %s.", MetricName(bound.Metric), d.Join{Sep: ", ", Parts: items})
+}
+
+// probeFigure is metric over the final's probe runs at rate.
+func (b *builder) probeFigure(rate float64, metric string) (float64, bool) {
+	var keys []string
+	for _, t := range b.a.Plan.Trials {
+		if t.Spec != nil && t.HasRole("validate/final") && t.Spec.Profile.Kind == "poisson" && t.Spec.Profile.Rate == rate {
+			keys = append(keys, t.Key)
+		}
+	}
+	sum, n := 0.0, 0
+	for _, k := range keys {
+		for _, r := range b.runs[k] {
+			if v, ok := decide.MetricOf(r, metric); ok {
+				sum, n = sum+v, n+1
+			}
+		}
+	}
+	if n == 0 {
+		return 0, false
+	}
+	return sum / float64(n), true
 }
 
 // mostServed is the highest request rate a run of the final's validation
@@ -266,9 +316,9 @@ func (b *builder) tradeoffs() {
 	var after []d.Text
 	switch {
 	case single > 0 && pooled == 0:
-		after = append(after, d.M("Each of these figures comes from a single run a side: a P99 of one run rests on its few slowest requests, so repeat the runs before weighing a tail."))
+		after = append(after, d.M("Each of these figures comes from a single run on each side: a P99 of one run rests on its few slowest requests, so repeat the runs before weighing a tail."))
 	case single > 0:
-		after = append(after, d.M("The figures without a run count come from a single run a side: a P99 of one run rests on its few slowest requests, so repeat those runs before weighing a tail."))
+		after = append(after, d.M("The figures without a run count come from a single run on each side: a P99 of one run rests on its few slowest requests, so repeat those runs before weighing a tail."))
 	}
 	if p := b.tradeoffPath(sorted[0]); p != nil {
 		after = append(after, p)
@@ -325,14 +375,17 @@ func (b *builder) figure(profile, metric string) *decide.ValidationRow {
 }
 
 // tradeoffPath follows the worst trade-off through the adopted changes
-// at its load, where the steps measured it: a rise that every run after
-// one change repeats is no single run's tail, and the path names the
-// change it came with. nil where fewer than two steps measured it.
+// at its load, where the steps measured it, and says when every run from
+// one change on is at least halfway to the final's figure: a rise that
+// each later run repeats is no single run's tail. nil where fewer than
+// two steps measured it.
 func (b *builder) tradeoffPath(t decide.Tradeoff) d.Text {
 	if t.Metric == schema.Capacity {
 		return nil
 	}
 	points := []d.Text{d.M("%s (baseline)", value(t.Metric, t.Baseline))}
+	var names []d.Text
+	var vals []float64
 	for _, st := range b.a.Steps {
 		if st.Outcome != decide.Adopted || st.Adopted == nil || !b.changes(st) {
 			continue
@@ -345,18 +398,33 @@ func (b *builder) tradeoffPath(t decide.Tradeoff) d.Text {
 				}
 			}
 		}
-		if len(vs) > 0 {
-			v := 0.0
-			for _, x := range vs {
-				v += x / float64(len(vs))
-			}
-			points = append(points, d.M("%s (%s)", value(t.Metric, v), b.optionName(studyStep(b.s, st.ID), *st.Adopted)))
+		if len(vs) == 0 {
+			continue
 		}
+		v := 0.0
+		for _, x := range vs {
+			v += x / float64(len(vs))
+		}
+		name := b.optionName(studyStep(b.s, st.ID), *st.Adopted)
+		points = append(points, d.M("%s (%s)", value(t.Metric, v), name))
+		names, vals = append(names, name), append(vals, v)
 	}
-	if len(points) < 3 {
+	if len(vals) < 2 {
 		return nil
 	}
-	return d.M("%s at %s after each adopted change, in its step's runs: %s.", d.Cap{Text: MetricName(t.Metric)}, ProfileTitle(b.s, t.Profile), d.Join{Sep: " → ", Parts: points})
+	path := d.M("%s at %s after each adopted change, in its step's runs: %s.", d.Cap{Text: MetricName(t.Metric)}, ProfileTitle(b.s, t.Profile), d.Join{Sep: " → ", Parts: points})
+	// The change it came with: the first from which every later run is
+	// at least halfway from the baseline's figure to the final's.
+	half := (t.Baseline + t.Final) / 2
+	worse := func(v float64) bool { return decide.Lower(t.Metric) == (v >= half) }
+	from := len(vals)
+	for i := len(vals) - 1; i >= 0 && worse(vals[i]); i-- {
+		from = i
+	}
+	if from >= len(vals)-1 {
+		return path
+	}
+	return d.Sentences(path, d.M("It appeared with %s, and every step's run after it has it, so it is no single run's tail.", names[from]))
 }
 
 // sameAsTPOT says whether t is an ITL trade-off whose figures the TPOT
@@ -386,7 +454,7 @@ func (b *builder) capacityEdges(profile string, c *decide.CapacityRow) d.Text {
 	if f == nil || base == nil || f.Rate == nil || base.Rate == nil || f.Bracket[1] <= f.Bracket[0] || base.Bracket[1] <= base.Bracket[0] {
 		return nil
 	}
-	return d.M("Each search ran one probe of %d requests a rate: the recommended configuration met the bounds at %s and broke them at %s, the baseline at %s and %s. A single short probe can pass near the edge before a queue builds, so each capacity is the highest rate that passed once, not one shown to be sustained.",
+	return d.M("Each search ran one probe of %d requests per rate: the recommended configuration met the bounds at %s and broke them at %s, the baseline at %s and %s. A single short probe can pass near the edge before a queue builds, so each capacity is the highest rate that passed once, not one shown to be sustained.",
 		b.s.Profiles[profile].Requests, d.N(f.Bracket[0], "req/s"), d.N(f.Bracket[1], "req/s"), d.N(base.Bracket[0], "req/s"), d.N(base.Bracket[1], "req/s"))
 }
 

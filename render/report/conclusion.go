@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"servelab.dev/execute/decide"
@@ -84,6 +85,7 @@ func (b *builder) comparison() {
 	}
 	b.validationNotes()
 	b.doc.Add(b.validationChart())
+	b.perToken()
 }
 
 // goal is what the study optimises, in words.
@@ -131,11 +133,11 @@ func (b *builder) gain() {
 			fin, base, ratio := value(l.Metric, l.Final.Mean), value(l.Metric, l.Baseline.Mean), RatioText(l.Metric, *l.Ratio)
 			switch {
 			case b.s.Objective.Lead == l.Metric && derived:
-				parts = []d.Text{d.M("Gain at %s: mean latency per request (derived where the source printed none) %s against %s for the baseline, %s.", ProfileTitle(b.s, row.Profile), fin, base, ratio), b.objectiveAfter(row), more}
+				parts = []d.Text{d.M("Gain at %s: mean latency per request (derived where the runs' benchmark output has none) %s against %s for the baseline, %s.", ProfileTitle(b.s, row.Profile), fin, base, ratio), b.objectiveAfter(row), more}
 			case b.s.Objective.Lead == l.Metric:
 				parts = []d.Text{d.M("Gain at %s: mean latency per request %s against %s for the baseline, %s.", ProfileTitle(b.s, row.Profile), fin, base, ratio), b.objectiveAfter(row), more}
 			case derived:
-				parts = append(parts, d.M("Mean latency per request at the same load (derived where the source printed none): %s against %s for the baseline, %s.", fin, base, ratio))
+				parts = append(parts, d.M("Mean latency per request at the same load (derived where the runs' benchmark output has none): %s against %s for the baseline, %s.", fin, base, ratio))
 			default:
 				parts = append(parts, d.M("Mean latency per request at the same load: %s against %s for the baseline, %s.", fin, base, ratio))
 			}
@@ -202,9 +204,9 @@ func (b *builder) validationNotes() {
 	for _, n := range b.a.Notes {
 		switch n {
 		case decide.DerivedLatencyNote:
-			key := "A mean latency marked ≈ is derived because its source printed none: at a fixed concurrency N it is N × the run's duration ÷ its completed requests (Little's law; exact at concurrency 1 and an upper bound above it, as fewer requests are in flight while a run starts and drains), elsewhere TTFT + TPOT × (mean output tokens − 1)."
+			key := "A mean latency marked ≈ is derived because the runs' benchmark output has none: at a fixed concurrency N it is N × the run's duration ÷ its completed requests (Little's law; exact at concurrency 1 and an upper bound above it, as fewer requests are in flight while a run starts and drains), elsewhere TTFT + TPOT × (mean output tokens − 1)."
 			if b.allFixedConcurrency() {
-				key = "A mean latency marked ≈ is derived because its source printed none: N × the run's duration ÷ its completed requests at concurrency N (Little's law; exact at concurrency 1 and an upper bound above it, as fewer requests are in flight while a run starts and drains)."
+				key = "A mean latency marked ≈ is derived because the runs' benchmark output has none: N × the run's duration ÷ its completed requests at concurrency N (Little's law; exact at concurrency 1 and an upper bound above it, as fewer requests are in flight while a run starts and drains)."
 			}
 			t := []d.Text{d.M(key)}
 			if c := b.formulaCheck(); c != nil {
@@ -295,7 +297,9 @@ func (b *builder) deployLinks() {
 	for _, f := range export.Formats() {
 		links = append(links, d.Link{Text: d.Lit(export.Label(f)), Href: export.Dir(b.s.ID) + "/" + export.FileName(f)})
 	}
-	b.doc.Add(d.Para{Text: d.M("The same configuration for deployment: %s.", d.Join{Sep: " · ", Parts: links})})
+	// The exports serve on one port whatever the engine; the appendix's
+	// load commands target the engine's own default.
+	b.doc.Add(d.Para{Text: d.M("The same configuration for deployment, serving on port %s: %s.", d.Lit(strconv.Itoa(export.Port)), d.Join{Sep: " · ", Parts: links})})
 }
 
 // localModel says whether a model is a file of the measuring host (a
@@ -319,9 +323,9 @@ func (b *builder) noiseAdoptions() {
 	if len(parts) == 0 {
 		return
 	}
-	key := "%s were adopted on single runs by gains smaller than runs of one configuration usually differ (not measured here), so they may bring nothing. The command keeps them by the study's rule (minimum gain %s); they can be left out."
+	key := "%s were adopted on single runs for gains smaller than the usual difference between runs of one configuration (these options ran once), so they may bring nothing. The command keeps them by the study's rule (minimum gain %s); they can be left out."
 	if len(parts) == 1 {
-		key = "%s was adopted on single runs by a gain smaller than runs of one configuration usually differ (not measured here), so it may bring nothing. The command keeps it by the study's rule (minimum gain %s); it can be left out."
+		key = "%s was adopted on single runs for a gain smaller than the usual difference between runs of one configuration (these options ran once), so it may bring nothing. The command keeps it by the study's rule (minimum gain %s); it can be left out."
 	}
 	var list d.Text = parts[0]
 	if n := len(parts); n > 1 {
@@ -341,7 +345,8 @@ func (b *builder) sources() {
 		if st.Outcome != decide.Adopted || st.Adopted == nil || c == nil || c.A != *st.Adopted || !b.changes(st) {
 			continue
 		}
-		how := []d.Text{pct(c.Gain)}
+		// A ratio, not a share: the steps multiply (1.55x and 1.43x make 2.22x).
+		how := []d.Text{RatioText(b.s.Objective.Metric, c.Ratio)}
 		widest, inSpread := b.inSpread(c)
 		switch {
 		case c.Interval != nil:
@@ -458,4 +463,44 @@ func (b *builder) dtypeOf(id string) string {
 func (b *builder) objectiveAfter(row decide.ValidationRow) d.Text {
 	m := b.s.Objective.Metric
 	return d.M("The objective, %s: %s against %s for the baseline, %s.", MetricName(m), value(m, row.Final.Mean), value(m, row.Baseline.Mean), RatioText(m, *row.Ratio))
+}
+
+// perToken derives, where the printed TPOT cannot be a per-token time
+// (below the weights' read time), the decode time a token from figures
+// that can: (mean latency − mean TTFT) ÷ (mean output tokens − 1), per
+// validation load, baseline against final. A reader tuning latency
+// needs a decode figure, and the page has one it trusts.
+func (b *builder) perToken() {
+	flagged := false
+	for _, ws := range b.warn {
+		for _, w := range ws {
+			flagged = flagged || w.Code == decide.CodeDecodeBound
+		}
+	}
+	if !flagged {
+		return
+	}
+	fig := func(m record.Metrics) (float64, bool) {
+		lat, ok1 := m.Latency.Stat("mean")
+		ttft, ok2 := m.TTFT.Stat("mean")
+		out, ok3 := record.Count(m.OutputTokens)
+		if !ok1 || !ok2 || !ok3 || m.Completed == 0 || float64(out)/float64(m.Completed) <= 1 {
+			return 0, false
+		}
+		return (lat - ttft) / (float64(out)/float64(m.Completed) - 1), true
+	}
+	t := d.Table{Head: []d.Text{d.M("Benchmark case"), d.M("Baseline"), d.M("Optimized")}, Right: []bool{false, true, true}}
+	for _, row := range b.measured() {
+		base, ok1 := b.runMean(b.roleKeys("validate/baseline", row.Profile), fig)
+		fin, ok2 := b.runMean(b.roleKeys("validate/final", row.Profile), fig)
+		if !ok1 || !ok2 || fin <= 0 {
+			continue
+		}
+		t.Rows = append(t.Rows, []d.Text{ProfileTitle(b.s, row.Profile), d.M("≈%s", value("tpot.mean", base)),
+			d.M("≈%s (%s)", value("tpot.mean", fin), RatioText("tpot.mean", base/fin))})
+	}
+	if len(t.Rows) == 0 {
+		return
+	}
+	b.doc.Add(d.Para{Text: d.M("The printed TPOT cannot be a time per token here (see the warnings about the data), so this table derives one from figures that can: (mean latency − mean TTFT) ÷ (mean output tokens − 1).")}, t)
 }

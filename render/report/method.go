@@ -45,7 +45,7 @@ func (b *builder) method() []d.Block {
 	k.add(own...)
 	if n, same, ok := b.meanOutput(); ok && !bm.Output.IgnoreEOS {
 		if same > 0 {
-			k.add(d.Para{Text: d.M("Every run generated the same %d output tokens, %s a request on average: the client fixed each request's output length, so answers, reasoning included, stopped at those lengths. Latencies here are for answers of that length; full answers take longer.", same, d.Num{V: n, Prec: 0})})
+			k.add(d.Para{Text: d.M("Every run generated the same %d output tokens, %s per request on average: the client fixed each request's output length, so answers, reasoning included, stopped at those lengths. Latencies here are for answers of that length; full answers take longer.", same, d.Num{V: n, Prec: 0})})
 		} else {
 			k.add(d.Para{Text: d.M("The requests generated %s output tokens each on average (the records' totals over their completed requests): latencies here are for answers of that length.", d.Num{V: n, Prec: 0})})
 		}
@@ -67,7 +67,7 @@ func (b *builder) method() []d.Block {
 	}
 	k.h(4, "reproduce", d.M("Reproducing the benchmark"))
 	peer := peerOf(bm.Client.Name, bm.Client.Version)
-	key := "Under each run in the appendix, a command for %s repeats that run's kind of load without servelab (the same lengths, rate or concurrency and request count; other prompts), against an engine started with the run's serving command. Its flags are checked against the argument parser of %s at commit %s."
+	key := "Under each run in the appendix, a command for %s repeats that run's kind of load without servelab (the same lengths, rate or concurrency and request count; the prompts it draws may differ), against an engine started with the run's serving command. Its flags are checked against the argument parser of %s at commit %s."
 	// guidellm takes a response's length from a dataset file only with a
 	// column that holds it, which the public ShareGPT file lacks.
 	_, same, ok := b.meanOutput()

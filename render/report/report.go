@@ -16,11 +16,12 @@ import (
 
 // builder holds what every section needs.
 type builder struct {
-	s    *schema.Study
-	a    *decide.Analysis
-	runs decide.Runs
-	doc  *d.Doc
-	warn map[string][]decide.Warning // by trial key
+	s         *schema.Study
+	a         *decide.Analysis
+	runs      decide.Runs
+	doc       *d.Doc
+	levelSaid bool                        // an adaptive step's interval level has been explained
+	warn      map[string][]decide.Warning // by trial key
 	// startup is what each trial's engine printed at start-up, by key
 	// (BuildWithLogs); empty for Build.
 	startup map[string]*startup.Settings

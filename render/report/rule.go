@@ -95,12 +95,12 @@ func (b *builder) intervalRule() d.Text {
 		}
 	}
 	if used[decide.MethodBootstrap] {
-		return d.M("All runs of one configuration at one load count together, whichever step or repeat ran them. With per-request samples on both sides, the interval is a bootstrap of the ratio (%d resamples, drawing runs and then requests with replacement, with a fixed seed); with run summaries only and three runs a side or more, a t interval on the logarithms of the run values, so no interval of a latency or throughput reaches zero. Fewer than three runs a side without samples give no noise estimate, and two runs are shown as their two values.", b.a.Objective.Resamples)
+		return d.M("All runs of one configuration at one load count together, whichever step or repeat ran them. With per-request samples on both sides, the interval is a bootstrap of the ratio (%d resamples, drawing runs and then requests with replacement, with a fixed seed); with run summaries only and three runs per side or more, a t interval on the logarithms of the run values, so no interval of a latency or throughput reaches zero. Fewer than three runs per side without samples give no noise estimate, and two runs are shown as their two values.", b.a.Objective.Resamples)
 	}
 	if used[decide.MethodRuns] {
-		return d.M("All runs of one configuration at one load count together, whichever step or repeat ran them. Intervals come from whole runs: with three runs a side or more, a t interval on the logarithms of the run values, so no interval of a latency or throughput reaches zero (a bootstrap of requests applies only to a per-request objective, such as a latency, with samples on both sides); fewer runs give no noise estimate, and two runs are shown as their two values.")
+		return d.M("All runs of one configuration at one load count together, whichever step or repeat ran them. Intervals come from whole runs: with three runs per side or more, a t interval on the logarithms of the run values, so no interval of a latency or throughput reaches zero (a bootstrap of requests applies only to a per-request objective, such as a latency, with samples on both sides); fewer runs give no noise estimate, and two runs are shown as their two values.")
 	}
-	return d.M("All runs of one configuration at one load count together, whichever step or repeat ran them. The records hold run summaries, not per-request samples, and no comparison has three runs a side, so the page gives no intervals: two runs are shown as their two values, and a single run is a single measurement.")
+	return d.M("All runs of one configuration at one load count together, whichever step or repeat ran them. The records hold run summaries, not per-request samples, and no comparison has three runs per side, so the page gives no intervals: two runs are shown as their two values, and a single run is a single measurement.")
 }
 
 // tilde reports whether the page writes ~ for no significant difference

@@ -59,7 +59,7 @@ func toolName(client string) d.Text {
 func lintText(w decide.Warning, client string) d.Text {
 	switch w.Code {
 	case decide.CodeBursts:
-		return d.M("Lines marked (!) are not what they seem: the median inter-token latency is about 0 ms while its mean is not, so tokens arrived in bursts of chunks and the ITL and TPOT medians describe buffering on the way (in the server, a gateway or the client), not decoding.")
+		return d.M("Lines marked (!) are not what they seem: the median inter-token latency is about 0 ms while its mean is not, so many tokens reached the client together, and the ITL and TPOT medians do not measure decoding (whether the bursts came from buffering on the way or from how the client timed the stream is not known).")
 	case decide.CodeDecodeBound:
 		return d.M("A TPOT marked (!) is below the time one decode step needs to read this model's weights at the GPU's memory bandwidth: it cannot be a real per-token time.")
 	case decide.CodePeakRate:
@@ -129,6 +129,9 @@ func (b *builder) decision(ss *schema.Step, st decide.Step) {
 		b.doc.Add(d.Para{Text: d.Sentences(d.M("Distance from the service-level objective (the worst bound's value divided by its limit; 1 or less meets it): %s for %s, %s for %s.", times(v.ValueA), nameA, times(v.ValueB), nameB), verdictText(b.s, v))})
 	}
 	verdict := []d.Text{verdictText(b.s, c)}
+	if t := b.levelNote(c); t != nil {
+		verdict = append(verdict, t)
+	}
 	if t := b.spreadNote(c); t != nil {
 		verdict = append(verdict, t)
 	}
@@ -292,7 +295,7 @@ func shown(metric string, v float64) float64 {
 
 func verdictText(s *schema.Study, c *decide.Comparison) d.Text {
 	if c.Interval == nil && c.Verdict == decide.NoDifference && max(c.RunsA, c.RunsB) > 1 {
-		return d.M("No significant difference (~): with fewer than three runs a side there is no interval, and the runs of the two sides overlap.")
+		return d.M("No significant difference (~): with fewer than three runs per side there is no interval, and the runs of the two sides overlap.")
 	}
 	if c.Interval == nil && max(c.RunsA, c.RunsB) > 1 {
 		return d.M("No noise estimate: one of the two has fewer than three runs and no per-request samples, so this difference may be run-to-run variation.")
@@ -317,12 +320,20 @@ func verdictText(s *schema.Study, c *decide.Comparison) d.Text {
 	default:
 		t = d.M("Significantly worse: the %s interval of the ratio (%s) is %s to %s.", level, how, lo, hi)
 	}
-	conf := s.Objective.Confidence
-	if c.Level <= 0 || c.Level == conf || c.Level >= 1 {
-		return t
+	return t
+}
+
+// levelNote says, the first time a step's interval is not at the
+// study's confidence, why: the adaptive repeats look at the runs more
+// than once and split the error between the looks.
+func (b *builder) levelNote(c *decide.Comparison) d.Text {
+	conf := b.s.Objective.Confidence
+	if b.levelSaid || c.Interval == nil || c.Level <= 0 || c.Level == conf || c.Level >= 1 {
+		return nil
 	}
+	b.levelSaid = true
 	looks := int(math.Round((1 - conf) / (1 - c.Level)))
-	return d.Sentences(t, d.M("The level is %s rather than %s because the step's adaptive repeats look at the runs %d times, each with an equal share of the %s chance of a false call.", level, pct(conf), looks, pct(1-conf)))
+	return d.M("The level is %s rather than %s because the step's adaptive repeats look at the runs %d times, each with an equal share of the %s chance of a false call.", pct(c.Level), pct(conf), looks, pct(1-conf))
 }
 
 // methodText names how a ratio's interval was found.
@@ -355,7 +366,7 @@ func (b *builder) decisionText(ss *schema.Step, st decide.Step) d.Text {
 		return d.M("Adopted: %s.", b.optionName(ss, *st.Adopted))
 	case decide.ReasonSingleRun:
 		if st.Comparison != nil && max(st.Comparison.RunsA, st.Comparison.RunsB) > 1 {
-			return d.M("Adopted: %s, without a noise estimate (fewer than three runs a side): its gain of %s is above the required %s.", b.optionName(ss, *st.Adopted), gain, minGain)
+			return d.M("Adopted: %s, without a noise estimate (fewer than three runs per side): its gain of %s is above the required %s.", b.optionName(ss, *st.Adopted), gain, minGain)
 		}
 		if st.Comparison != nil && st.Comparison.Gain < smallGain {
 			return d.M("Adopted on single runs, by the rule alone: %s gains %s, above the required %s but within the few percent by which runs usually vary, so it may make no real difference.", b.optionName(ss, *st.Adopted), gain, minGain)
@@ -434,10 +445,12 @@ func sanitize(s string) string {
 // the step, may say more about that run than about the option.
 func (b *builder) outliers(ss *schema.Step, st decide.Step) d.Text {
 	var names []d.Text
+	runs := 0
 	for _, o := range st.Options {
 		for _, w := range b.warn[o.Key] {
 			if w.Code == decide.CodeOutlier {
 				names = append(names, b.optionName(ss, o.Variant))
+				runs += o.Recorded
 				break
 			}
 		}
@@ -445,12 +458,14 @@ func (b *builder) outliers(ss *schema.Step, st decide.Step) d.Text {
 	if len(names) == 0 {
 		return nil
 	}
+	if runs == 1 {
+		return d.M("The run of %s holds a few requests that waited far longer than the rest (see the warnings about the data): its mean moves with those few, so its place in this step may say more about that run than about the option.", names[0])
+	}
 	return d.M("The runs of %s hold a few requests that waited far longer than the rest (see the warnings about the data): their mean moves with those few, so their place in this step may say more about those runs than about the option.", d.Join{Sep: ", ", Parts: names})
 }
 
-// smallGain is a gain that run-to-run noise alone commonly gives: the
-// launch-to-launch spread the default minimum gain stands for.
-const smallGain = schema.DefaultMinGain
+// smallGain is a gain that run-to-run noise alone commonly gives.
+const smallGain = 0.02
 
 // bigEffect says whether a ratio is too far from 1 for run-to-run noise
 // (a few percent on a quiet GPU host) to explain it, so a caveat about

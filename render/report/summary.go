@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"slices"
 
 	"servelab.dev/execute/decide"
 	d "servelab.dev/render/document"
@@ -46,7 +47,56 @@ func (b *builder) summary() {
 	b.doc.Add(d.Para{Text: d.M("Each step at %s: its best candidate, adopted or not, against the configuration it had to beat.", ProfileTitle(b.s, b.s.Objective.Profile))})
 	c.Series = []d.Series{best, base}
 	seen.apply(&c)
+	left := dropOutlier(&c)
 	b.doc.Add(t, c)
+	if left != nil {
+		b.doc.Add(d.Para{Text: d.M("The chart leaves out the step \"%s\", whose figures are over twice any other step's and would flatten the rest; the table above has them.", left)})
+	}
+}
+
+// dropOutlier takes out of c the one category whose figures are more
+// than twice every other's (an engine far off the others' scale), so
+// that the steps' few-percent differences stay visible, and returns it;
+// nil when there is none or too few categories are left to chart.
+func dropOutlier(c *d.Chart) d.Text {
+	if len(c.Categories) < 3 {
+		return nil
+	}
+	top := func(i int) float64 {
+		v := 0.0
+		for _, s := range c.Series {
+			if i < len(s.Values) && !math.IsNaN(s.Values[i]) {
+				x := s.Values[i]
+				v = max(v, x)
+			}
+		}
+		return v
+	}
+	for i := range c.Categories {
+		rest := 0.0
+		for j := range c.Categories {
+			if j != i {
+				rest = max(rest, top(j))
+			}
+		}
+		if rest > 0 && top(i) > 2*rest {
+			name := c.Categories[i]
+			c.Categories = slices.Delete(slices.Clone(c.Categories), i, i+1)
+			for k := range c.Series {
+				s := &c.Series[k]
+				s.Values = slices.Delete(slices.Clone(s.Values), i, i+1)
+				if i < len(s.Flagged) {
+					s.Flagged = slices.Delete(slices.Clone(s.Flagged), i, i+1)
+				}
+				if i < len(s.Low) && i < len(s.High) {
+					s.Low = slices.Delete(slices.Clone(s.Low), i, i+1)
+					s.High = slices.Delete(slices.Clone(s.High), i, i+1)
+				}
+			}
+			return name
+		}
+	}
+	return nil
 }
 
 // optionKey is the trial key of step st's option named variant (the
