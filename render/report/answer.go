@@ -183,7 +183,7 @@ func (b *builder) behind(profile string, c *decide.CapacitySide) d.Text {
 		why = d.M("The recommended configuration's search passed %s, above the most any of its runs has served (%s, at %s): a probe of %d requests ends before a queue can build, so that is no rate it sustains.",
 			d.N(rate, "req/s"), d.N(most, "req/s"), ProfileTitle(b.s, at), b.s.Profiles[profile].Requests)
 	} else {
-		got, ok := b.achieved("validate/final", rate)
+		got, ok := b.probeFigure(rate, "request_throughput")
 		if !ok || got >= 0.9*rate {
 			return nil
 		}
@@ -456,25 +456,6 @@ func (b *builder) capacityEdges(profile string, c *decide.CapacityRow) d.Text {
 	}
 	return d.M("Each search ran one probe of %d requests per rate: the recommended configuration met the bounds at %s and broke them at %s, the baseline at %s and %s. A single short probe can pass near the edge before a queue builds, so each capacity is the highest rate that passed once, not one shown to be sustained.",
 		b.s.Profiles[profile].Requests, d.N(f.Bracket[0], "req/s"), d.N(f.Bracket[1], "req/s"), d.N(base.Bracket[0], "req/s"), d.N(base.Bracket[1], "req/s"))
-}
-
-// achieved is the request rate that role's probes at rate completed,
-// over their runs (false when none is recorded): a search probe passes
-// on its latency bounds alone, and a configuration that falls behind
-// the offered rate passes a short probe it could not sustain.
-func (b *builder) achieved(role string, rate float64) (float64, bool) {
-	var keys []string
-	for _, t := range b.a.Plan.Trials {
-		if t.Spec != nil && t.HasRole(role) && t.Spec.Profile.Kind == "poisson" && t.Spec.Profile.Rate == rate {
-			keys = append(keys, t.Key)
-		}
-	}
-	return b.runMean(keys, func(m record.Metrics) (float64, bool) {
-		if m.RequestThroughput == nil {
-			return 0, false
-		}
-		return *m.RequestThroughput, true
-	})
 }
 
 // runMean is the mean of figure over the runs of the trials keys that
