@@ -9,7 +9,10 @@ var _ = register(Language{
 	Code: "zh", Tag: language.SimplifiedChinese, Name: "中文", Rank: 1,
 	Messages: map[string]string{
 		// Section titles.
-		"The recommended configuration's search passed %s, above the most any of its runs has served (%s, at %s): a probe of %d requests ends before a queue can build, so that is no rate it sustains.": "推荐配置的搜索在 %[1]s 时通过了，但这高于它任何一次运行实际服务过的最高速率（%[2]s，%[3]s）：%[4]d 个请求的探测在队列形成之前就结束了，因此这并不是它能持续承受的速率。",
+		"A TPOT marked (!) is below the least time a token can take: one decode step must read this model's weights at the GPU's memory bandwidth, and shares that time only among the tokens it produces (more than one under speculative decoding). It cannot be a real per-token time.": "标有 (!) 的 TPOT 低于每个 token 可能的最短耗时：每个解码步都要按 GPU 的内存带宽读一遍模型权重，这段时间只能由该步产生的 token 分摊（推测解码时多于一个）。它不可能是真实的每 token 耗时。",
+		"No noise estimate: one of the two has fewer than three runs and no per-request samples; a difference of %sx is far beyond the few percent by which runs of one configuration usually vary, so noise alone is unlikely to explain it.":                                             "没有噪声估计：其中一方少于三次运行，且没有逐请求样本；但 %s 倍的差距远超同一配置多次运行之间通常只有几个百分点的波动，单靠噪声难以解释。",
+		"At the other loads it rose at most %sx, so it may come from stalls early in these runs rather than a steady cost: warm the engine up and measure it again before weighing it.":                                                                                                    "在其他负载下它最多只升到 %s 倍，因此可能来自这些运行开头的卡顿，而不是稳定的代价：请先预热引擎并重新测量，再作权衡。",
+		"The recommended configuration's search passed %s, above the most any of its runs has served (%s, at %s): a probe of %d requests ends before a queue can build, so that is no rate it sustains.":                                                                                   "推荐配置的搜索在 %[1]s 时通过了，但这高于它任何一次运行实际服务过的最高速率（%[2]s，%[3]s）：%[4]d 个请求的探测在队列形成之前就结束了，因此这并不是它能持续承受的速率。",
 		"Its probes (%s in brackets): %s.": "各次探测（括号内为%[1]s）：%[2]s。",
 		"The run of %s holds a few requests that waited far longer than the rest (see the warnings about the data): its mean moves with those few, so its place in this step may say more about that run than about the option.": "%s 的这次运行中有少数请求等待时间远长于其余请求（见数据警告）：其均值随这少数请求而变，因此它在这一步中的排名可能更多反映这次运行本身，而不是该选项。",
 		"The same configuration for deployment, serving on port %s: %s.": "用于部署的同一配置（服务端口 %s）：%s。",
@@ -195,7 +198,7 @@ var _ = register(Language{
 		"Client: %s, driving the %s endpoint with streamed responses.":                    "客户端：%s，以流式响应调用 %s 接口。",
 		"the Mooncake-format trace %s, each hash id a block of %d prompt tokens":          "Mooncake 格式的请求轨迹 %s，每个 hash id 对应 %d 个提示 token 的块",
 		"the multi-turn conversations of %s, each turn sent with the conversation so far": "%s 中的多轮对话，每一轮都连同此前的对话一起发送",
-		"Profile %s: %s.":                "配置 %s：%s。",
+		"Profile %s: %s.":                "负载“%s”：%s。",
 		"%d conversations at once":       "同时进行 %d 个对话",
 		"the trace's arrival times × %s": "按轨迹的到达时间 × %s",
 		"Prefix caching, run by run: the share of prompt tokens in a prefix an earlier request of the run began with (what an unbounded cache could reuse), and the share the engine served from its cache.": "逐次运行的前缀缓存：提示 token 中位于本次运行某个更早请求的开头前缀内的比例（即无限大的缓存可复用的部分），以及引擎实际从缓存中提供的比例。",
@@ -289,9 +292,8 @@ var _ = register(Language{
 		"A step is decided only when every planned repeat of its trials has a record.":                                             "只有当步骤中所有试验的每次计划重复都有记录时，该步骤才会被决定。",
 		"Each repeat of a configuration is its own engine launch. Every profile and repeat draws its own prompts and arrival times (seeds derived from the study's seed, the load and the repeat), so no trial meets a prefix cache warmed with its own prompts; between the trials of a launch servelab also resets the engine's prefix cache where the engine has an endpoint for it (vLLM: %s, SGLang: %s).": "同一配置的每次重复都单独启动一次引擎。每个负载场景和每次重复都抽取各自的提示和到达时间（随机种子由研究的种子、负载和重复序号推导），因此没有试验会遇到被自身提示预热过的前缀缓存；在同一次启动的各试验之间，只要引擎提供相应接口，servelab 还会重置其前缀缓存（vLLM：%s，SGLang：%s）。",
 		"Figures on this page: %s.": "本页数据来源：%s。",
-		"Figures on this page: %s. Set aside, used by no figure: %d runs of the other kind (simulated beside real ones, or the reverse).":                           "本页数据来源：%s。另有 %d 次另一类运行（与真实运行并存的模拟运行，或反之）被搁置，未用于任何数据。",
-		"A TPOT marked (!) is below the time one decode step needs to read this model's weights at the GPU's memory bandwidth: it cannot be a real per-token time.": "标有 (!) 的 TPOT 低于在该 GPU 显存带宽下读取一次模型权重所需的解码时间：它不可能是真实的每 token 时间。",
-		"The peak concurrent requests marked (!) exceed the configured cap: %s, which measured them, counted one-second buckets, not requests in flight.":           "标有 (!) 的峰值并发请求数超过了配置的上限：测量它的 %s 按一秒的时间桶计数，而不是统计正在处理的请求。",
+		"Figures on this page: %s. Set aside, used by no figure: %d runs of the other kind (simulated beside real ones, or the reverse).":                 "本页数据来源：%s。另有 %d 次另一类运行（与真实运行并存的模拟运行，或反之）被搁置，未用于任何数据。",
+		"The peak concurrent requests marked (!) exceed the configured cap: %s, which measured them, counted one-second buckets, not requests in flight.": "标有 (!) 的峰值并发请求数超过了配置的上限：测量它的 %s 按一秒的时间桶计数，而不是统计正在处理的请求。",
 
 		"The P99 TTFT marked (!) is more than twenty times the median: a few requests waited far longer than the rest, as after a cold start without warm-up, and they move the mean.": "标有 (!) 的 P99 TTFT 超过中位数的二十倍：少数请求的等待时间远长于其他请求（例如没有预热时的冷启动），它们会拉高均值。",
 

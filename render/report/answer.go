@@ -424,7 +424,33 @@ func (b *builder) tradeoffPath(t decide.Tradeoff) d.Text {
 	if from >= len(vals)-1 {
 		return path
 	}
-	return d.Sentences(path, d.M("It appeared with %s, and every step's run after it has it, so it is no single run's tail.", names[from]))
+	held := d.M("It appeared with %s, and every step's run after it has it, so it is no single run's tail.", names[from])
+	if most, ok := b.elsewhereRatio(t); ok && most <= 1+(t.Ratio-1)/2 {
+		return d.Sentences(path, held, d.M("At the other loads it rose at most %sx, so it may come from stalls early in these runs rather than a steady cost: warm the engine up and measure it again before weighing it.", d.Num{V: most, Prec: 2}))
+	}
+	return d.Sentences(path, held)
+}
+
+// elsewhereRatio is the most the final makes t's figure worse at the
+// other validation loads (1 where it is no worse), false where no other
+// load has it.
+func (b *builder) elsewhereRatio(t decide.Tradeoff) (float64, bool) {
+	most, ok := 0.0, false
+	for _, row := range b.a.Validation {
+		if row.Profile == t.Profile || row.Capacity != nil {
+			continue
+		}
+		f := b.figure(row.Profile, t.Metric)
+		if f == nil || f.Baseline == nil || f.Final == nil || f.Baseline.Mean <= 0 || f.Final.Mean <= 0 {
+			continue
+		}
+		r := f.Final.Mean / f.Baseline.Mean
+		if !decide.Lower(t.Metric) {
+			r = 1 / r
+		}
+		most, ok = max(most, r, 1), true
+	}
+	return most, ok
 }
 
 // sameAsTPOT says whether t is an ITL trade-off whose figures the TPOT

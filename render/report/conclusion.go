@@ -84,6 +84,9 @@ func (b *builder) comparison() {
 		b.validationTable(latency)
 	}
 	b.validationNotes()
+	if n, same, ok := b.meanOutput(); ok && same > 0 && !s.Benchmark.Output.IgnoreEOS {
+		b.doc.Add(d.Note{Text: d.M("Every run generated the same %d output tokens, %s per request on average: the client fixed each request's output length, so answers, reasoning included, stopped at those lengths. Latencies here are for answers of that length; full answers take longer.", same, d.Num{V: n, Prec: 0})})
+	}
 	b.doc.Add(b.validationChart())
 	b.perToken()
 }

@@ -43,12 +43,9 @@ func (b *builder) method() []d.Block {
 		k.add(d.Para{Text: d.M("Client: %s, driving the %s endpoint with streamed responses.", client, d.Code(endpoint(bm.API)))})
 	}
 	k.add(own...)
-	if n, same, ok := b.meanOutput(); ok && !bm.Output.IgnoreEOS {
-		if same > 0 {
-			k.add(d.Para{Text: d.M("Every run generated the same %d output tokens, %s per request on average: the client fixed each request's output length, so answers, reasoning included, stopped at those lengths. Latencies here are for answers of that length; full answers take longer.", same, d.Num{V: n, Prec: 0})})
-		} else {
-			k.add(d.Para{Text: d.M("The requests generated %s output tokens each on average (the records' totals over their completed requests): latencies here are for answers of that length.", d.Num{V: n, Prec: 0})})
-		}
+	// Fixed lengths are said in the conclusion, where the latencies are.
+	if n, same, ok := b.meanOutput(); ok && !bm.Output.IgnoreEOS && same == 0 {
+		k.add(d.Para{Text: d.M("The requests generated %s output tokens each on average (the records' totals over their completed requests): latencies here are for answers of that length.", d.Num{V: n, Prec: 0})})
 	}
 	if bm.Warmup > 0 {
 		k.add(d.Para{Text: d.M("Each profile starts with %d warm-up requests, which are not measured.", bm.Warmup)})

@@ -61,7 +61,7 @@ func lintText(w decide.Warning, client string) d.Text {
 	case decide.CodeBursts:
 		return d.M("Lines marked (!) are not what they seem: the median inter-token latency is about 0 ms while its mean is not, so many tokens reached the client together, and the ITL and TPOT medians do not measure decoding (whether the bursts came from buffering on the way or from how the client timed the stream is not known).")
 	case decide.CodeDecodeBound:
-		return d.M("A TPOT marked (!) is below the time one decode step needs to read this model's weights at the GPU's memory bandwidth: it cannot be a real per-token time.")
+		return d.M("A TPOT marked (!) is below the least time a token can take: one decode step must read this model's weights at the GPU's memory bandwidth, and shares that time only among the tokens it produces (more than one under speculative decoding). It cannot be a real per-token time.")
 	case decide.CodePeakRate:
 		return d.M("The peak output throughput marked (!) is more than this run or this GPU can produce: %s, which measured it, took it over a window too short to mean anything, as when buffered chunks arrive together.", toolName(client))
 	case decide.CodePeakLow:
@@ -296,6 +296,9 @@ func shown(metric string, v float64) float64 {
 func verdictText(s *schema.Study, c *decide.Comparison) d.Text {
 	if c.Interval == nil && c.Verdict == decide.NoDifference && max(c.RunsA, c.RunsB) > 1 {
 		return d.M("No significant difference (~): with fewer than three runs per side there is no interval, and the runs of the two sides overlap.")
+	}
+	if c.Interval == nil && max(c.RunsA, c.RunsB) > 1 && bigEffect(c.Ratio) {
+		return d.M("No noise estimate: one of the two has fewer than three runs and no per-request samples; a difference of %sx is far beyond the few percent by which runs of one configuration usually vary, so noise alone is unlikely to explain it.", d.Num{V: max(c.Ratio, 1/c.Ratio), Prec: 2})
 	}
 	if c.Interval == nil && max(c.RunsA, c.RunsB) > 1 {
 		return d.M("No noise estimate: one of the two has fewer than three runs and no per-request samples, so this difference may be run-to-run variation.")
