@@ -142,8 +142,10 @@ func equalMaps(a, b map[string]string) bool {
 	return true
 }
 
-// Seed 000's baseline blocks are flagged: chunk bursts, a decode faster
-// than an H100 can stream the weights, a peak rate above the run's total.
+// Seed 000's baseline blocks are flagged: chunk bursts, a decode (and a
+// mean gap between chunks) faster than an H100 can stream the weights,
+// a peak rate above the run's total. SGLang's run, whose TPOT is
+// plausible, has no decode-bound flag of either kind.
 func TestLintSeed000(t *testing.T) {
 	a := seedAnalysis(t, "../../studies/qwen3.5-9b-h100-latency.cue")
 	codes := map[string]bool{}
@@ -152,9 +154,14 @@ func TestLintSeed000(t *testing.T) {
 			codes[w.Code] = true
 		}
 	}
-	for _, c := range []string{CodeBursts, CodeDecodeBound, CodePeakRate} {
+	for _, c := range []string{CodeBursts, CodeDecodeBound, CodeITLBound, CodePeakRate} {
 		if !codes[c] {
 			t.Errorf("engine/vllm lacks %s: %v", c, codes)
+		}
+	}
+	for _, w := range a.Warnings {
+		if w.Variant == "sglang" && (w.Code == CodeDecodeBound || w.Code == CodeITLBound) {
+			t.Errorf("engine/sglang flagged %s: %s", w.Code, w.Message)
 		}
 	}
 }

@@ -23,6 +23,7 @@ const (
 	CodeBursts      = "chunk-bursts"     // median ITL ≈ 0 while the mean is not
 	CodePeakRate    = "peak-rate"        // peak token rate beyond what the run or GPU allows
 	CodeDecodeBound = "decode-bound"     // TPOT below weights ÷ bandwidth
+	CodeITLBound    = "itl-decode-bound" // mean ITL below weights ÷ bandwidth
 	CodePeakConc    = "peak-concurrency" // peak concurrency above the configured cap
 	CodePeakLow     = "peak-below-mean"  // peak token rate below the run's mean
 	CodeOutlier     = "ttft-outlier"     // a few requests waited far longer than the rest
@@ -62,6 +63,10 @@ func lintRecord(s *schema.Study, t *plan.Trial, r *record.Record) []Warning {
 				add(CodeDecodeBound, "%s TPOT %.2f ms is below %.2f ms, the least a decode step can take for this model on this GPU (weights ÷ memory bandwidth, per token a step can produce): not physically possible", stat, v, step)
 				break
 			}
+		}
+		// A gap between streamed chunks spans at least one decode step.
+		if v, ok := m.ITL.Stat("mean"); ok && v > 0 && v < step {
+			add(CodeITLBound, "mean ITL %.2f ms is below %.2f ms, the least a decode step can take for this model on this GPU: not physically possible", v, step)
 		}
 	}
 	if p := m.PeakOutputThroughput; p != nil {

@@ -16,6 +16,7 @@ import (
 var lintFigures = map[string][]string{
 	decide.CodeBursts:      {"itl.median", "tpot.median"},
 	decide.CodeDecodeBound: {"tpot.median", "tpot.mean"},
+	decide.CodeITLBound:    {"itl.mean"},
 	decide.CodePeakRate:    {"peak_output_throughput"},
 	decide.CodePeakLow:     {"peak_output_throughput"},
 	decide.CodePeakConc:    {"peak_concurrency"},
@@ -25,7 +26,7 @@ var lintFigures = map[string][]string{
 // blockLines are the benchmark-block lines of the figures in
 // lintFigures.
 var blockLines = map[string]string{
-	"itl.median": "Median ITL (ms)", "tpot.median": "Median TPOT (ms)", "tpot.mean": "Mean TPOT (ms)",
+	"itl.median": "Median ITL (ms)", "itl.mean": "Mean ITL (ms)", "tpot.median": "Median TPOT (ms)", "tpot.mean": "Mean TPOT (ms)",
 	"peak_output_throughput": "Peak output token throughput (tok/s)", "peak_concurrency": "Peak concurrent requests",
 	"ttft.p99": "P99 TTFT (ms)",
 }
@@ -106,6 +107,8 @@ func flagReason(code string) d.Text {
 	switch code {
 	case decide.CodeDecodeBound:
 		return d.M("a TPOT below the time one decode step needs cannot be a real per-token time")
+	case decide.CodeITLBound:
+		return d.M("a mean ITL below the time one decode step needs cannot be a real gap between streamed tokens")
 	case decide.CodeBursts:
 		return d.M("a median over tokens that arrived in bursts describes buffering on the way, not decoding")
 	case decide.CodeOutlier:

@@ -62,6 +62,8 @@ func lintText(w decide.Warning, client string) d.Text {
 		return d.M("Lines marked (!) are not what they seem: the median inter-token latency is about 0 ms while its mean is not, so many tokens reached the client together, and the ITL and TPOT medians do not measure decoding (whether the bursts came from buffering on the way or from how the client timed the stream is not known).")
 	case decide.CodeDecodeBound:
 		return d.M("A TPOT marked (!) is below the least time a token can take: one decode step must read this model's weights at the GPU's memory bandwidth, and shares that time only among the tokens it produces (more than one under speculative decoding). It cannot be a real per-token time.")
+	case decide.CodeITLBound:
+		return d.M("A mean ITL marked (!) is below the time one decode step needs to read this model's weights at the GPU's memory bandwidth, and a gap between streamed chunks spans at least one step: it cannot be a real gap between tokens.")
 	case decide.CodePeakRate:
 		return d.M("The peak output throughput marked (!) is more than this run or this GPU can produce: %s, which measured it, took it over a window too short to mean anything, as when buffered chunks arrive together.", toolName(client))
 	case decide.CodePeakLow:

@@ -7,7 +7,7 @@ import (
 )
 
 // causes is the order warnings appear in.
-var causes = []string{decide.CodeDecodeBound, decide.CodePeakRate, decide.CodePeakLow, decide.CodePeakConc, decide.CodeBursts, decide.CodeOutlier}
+var causes = []string{decide.CodeDecodeBound, decide.CodeITLBound, decide.CodePeakRate, decide.CodePeakLow, decide.CodePeakConc, decide.CodeBursts, decide.CodeOutlier}
 
 // warnings writes one callout per cause for the whole page, each naming
 // the runs it concerns; the appendix marks the lines with (!).
