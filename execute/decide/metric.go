@@ -106,10 +106,18 @@ func metricOf(r *record.Record, metric string) (v float64, derived, ok bool) {
 // the mean because it ignores how TPOT and length covary.
 func derivedLatency(r *record.Record) (float64, bool) {
 	m, p := r.Metrics, r.Trial.Profile
-	if p.Kind == "concurrency" && p.Concurrency > 0 && r.Trial.Benchmark.Dataset.Name != "conversations" && m.Duration > 0 && m.Completed > 0 {
+	if LittlesLaw(p.Kind, p.Concurrency, r.Trial.Benchmark.Dataset.Name) && m.Duration > 0 && m.Completed > 0 {
 		return 1000 * float64(p.Concurrency) * m.Duration / float64(m.Completed), true
 	}
 	return FormulaLatency(m)
+}
+
+// LittlesLaw reports whether a load keeps a fixed number of requests in
+// flight, so that a run's mean latency is its concurrency × duration ÷
+// completed requests: a fixed concurrency of single requests, not of
+// conversations, whose turns can wait between them.
+func LittlesLaw(kind string, concurrency int, dataset string) bool {
+	return kind == "concurrency" && concurrency > 0 && dataset != "conversations"
 }
 
 // FormulaLatency is TTFT + TPOT × (mean output tokens − 1), the mean

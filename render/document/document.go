@@ -377,6 +377,15 @@ type Point struct {
 // IsFlagged reports whether value i of s is marked.
 func (s Series) IsFlagged(i int) bool { return i < len(s.Flagged) && s.Flagged[i] }
 
+// BoundsName is what the series' Low and High are: an interval, or the
+// two runs' own range.
+func (s Series) BoundsName() Text {
+	if s.Ranges {
+		return M("range of runs")
+	}
+	return M("interval")
+}
+
 func (Heading) block()   {}
 func (Para) block()      {}
 func (List) block()      {}

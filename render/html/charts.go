@@ -389,7 +389,7 @@ func addErrorBars(opt map[string]any, c d.Chart, p *i18n.Printer) {
 			data[i] = []any{val(lo), val(v), val(v), val(v), val(hi)}
 		}
 		opt["series"] = append(opt["series"].([]any), map[string]any{
-			"type": "boxplot", "name": d.String(s.Name, p) + " — " + boundsName(s, p), "data": data,
+			"type": "boxplot", "name": d.String(s.Name, p) + " — " + d.String(s.BoundsName(), p), "data": data,
 			"boxWidth": []any{6, 12}, "itemStyle": map[string]any{"color": "transparent", "borderColor": "#222", "borderWidth": 1.5},
 			"tooltip": map[string]any{"show": false},
 		})
@@ -452,13 +452,4 @@ func wrap(s string, n float64) string {
 		line += w
 	}
 	return strings.Join(append(lines, line), "\n")
-}
-
-// boundsName is what a series' error bars are: an interval, or the two
-// runs' own range.
-func boundsName(s d.Series, p *i18n.Printer) string {
-	if s.Ranges {
-		return p.T("range of runs")
-	}
-	return p.T("interval")
 }

@@ -180,11 +180,7 @@ func ChartTable(c d.Chart) d.Table {
 		}
 		head, right = append(head, name), append(right, true)
 		if s.Low != nil {
-			what := d.M("interval")
-			if s.Ranges {
-				what = d.M("range of runs")
-			}
-			head, right = append(head, what), append(right, true)
+			head, right = append(head, s.BoundsName()), append(right, true)
 		}
 	}
 	for _, l := range c.Lines {

@@ -221,26 +221,15 @@ func (b *builder) probeFigure(rate float64, metric string) (float64, bool) {
 			keys = append(keys, t.Key)
 		}
 	}
-	sum, n := 0.0, 0
-	for _, k := range keys {
-		for _, r := range b.runs[k] {
-			if v, ok := decide.MetricOf(r, metric); ok {
-				sum, n = sum+v, n+1
-			}
-		}
-	}
-	if n == 0 {
-		return 0, false
-	}
-	return sum / float64(n), true
+	return b.metricMean(keys, metric)
 }
 
 // mostServed is the highest request rate a run of the final's validation
 // completed at a profile other than the search's, and that profile.
 func (b *builder) mostServed(search string) (float64, string, bool) {
 	most, at := 0.0, ""
-	for _, row := range b.a.Validation {
-		if row.Profile == search || row.Capacity != nil {
+	for _, row := range b.measured() {
+		if row.Profile == search {
 			continue
 		}
 		for _, key := range b.roleKeys("validate/final", row.Profile) {
@@ -390,20 +379,9 @@ func (b *builder) tradeoffPath(t decide.Tradeoff) d.Text {
 		if st.Outcome != decide.Adopted || st.Adopted == nil || !b.changes(st) {
 			continue
 		}
-		var vs []float64
-		for _, key := range b.roleKeys(st.ID+"/"+*st.Adopted, t.Profile) {
-			for _, r := range b.runs[key] {
-				if v, ok := decide.MetricOf(r, t.Metric); ok {
-					vs = append(vs, v)
-				}
-			}
-		}
-		if len(vs) == 0 {
+		v, ok := b.metricMean(b.roleKeys(st.ID+"/"+*st.Adopted, t.Profile), t.Metric)
+		if !ok {
 			continue
-		}
-		v := 0.0
-		for _, x := range vs {
-			v += x / float64(len(vs))
 		}
 		name := b.optionName(studyStep(b.s, st.ID), *st.Adopted)
 		points = append(points, d.M("%s (%s)", value(t.Metric, v), name))
@@ -436,8 +414,8 @@ func (b *builder) tradeoffPath(t decide.Tradeoff) d.Text {
 // load has it.
 func (b *builder) elsewhereRatio(t decide.Tradeoff) (float64, bool) {
 	most, ok := 0.0, false
-	for _, row := range b.a.Validation {
-		if row.Profile == t.Profile || row.Capacity != nil {
+	for _, row := range b.measured() {
+		if row.Profile == t.Profile {
 			continue
 		}
 		f := b.figure(row.Profile, t.Metric)
@@ -484,13 +462,19 @@ func (b *builder) capacityEdges(profile string, c *decide.CapacityRow) d.Text {
 		b.s.Profiles[profile].Requests, d.N(f.Bracket[0], "req/s"), d.N(f.Bracket[1], "req/s"), d.N(base.Bracket[0], "req/s"), d.N(base.Bracket[1], "req/s"))
 }
 
+// metricMean is metric over the runs of the trials keys, as the
+// decisions read it.
+func (b *builder) metricMean(keys []string, metric string) (float64, bool) {
+	return b.runMean(keys, func(r *record.Record) (float64, bool) { return decide.MetricOf(r, metric) })
+}
+
 // runMean is the mean of figure over the runs of the trials keys that
 // have it (false when none does).
-func (b *builder) runMean(keys []string, figure func(record.Metrics) (float64, bool)) (float64, bool) {
+func (b *builder) runMean(keys []string, figure func(*record.Record) (float64, bool)) (float64, bool) {
 	sum, n := 0.0, 0
 	for _, key := range keys {
 		for _, r := range b.runs[key] {
-			if v, ok := figure(r.Metrics); ok {
+			if v, ok := figure(r); ok {
 				sum, n = sum+v, n+1
 			}
 		}

@@ -23,6 +23,11 @@ var lintFigures = map[string][]string{
 	decide.CodeOutlier:     {"ttft.p99"},
 }
 
+// warned reports whether the lint flagged the runs of trial key with code.
+func (b *builder) warned(key, code string) bool {
+	return slices.ContainsFunc(b.warn[key], func(w decide.Warning) bool { return w.Code == code })
+}
+
 // blockLines are the benchmark-block lines of the figures in
 // lintFigures.
 var blockLines = map[string]string{
@@ -52,7 +57,7 @@ func (b *builder) lintCodes(metric string, keys ...string) []string {
 			continue
 		}
 		for _, t := range b.a.Plan.Trials {
-			if t.Key != "" && (loads[t.Key] || loads[loadKey(t)]) && slices.ContainsFunc(b.warn[t.Key], func(w decide.Warning) bool { return w.Code == code }) {
+			if t.Key != "" && (loads[t.Key] || loads[loadKey(t)]) && b.warned(t.Key, code) {
 				out = append(out, code)
 				break
 			}

@@ -95,15 +95,17 @@ type Peer struct {
 	Table   FlagTable
 }
 
+// peerTables are the clients whose own command a report names, by the
+// study's id for them.
+var peerTables = map[string]FlagTable{"vllm-bench": vllmTable, "guidellm": guidellmTable, "sglang-bench": sglangTable}
+
 // peerOf maps the study's client to its peer command: servelab's own
-// client measures as vllm bench serve does, so that is its peer.
+// client, and any client without a table, measures as vllm bench serve
+// does, so that is its peer.
 func peerOf(client, version string) Peer {
-	t := vllmTable
-	switch client {
-	case "guidellm":
-		t = guidellmTable
-	case "sglang-bench":
-		t = sglangTable
+	t, ok := peerTables[client]
+	if !ok {
+		t = vllmTable
 	}
 	if version == "" || client == "builtin" {
 		version = t.Version

@@ -403,7 +403,7 @@ func (b *builder) boundOf(metric string) schema.Bound {
 // a fixed concurrency, where a derived latency is Little's law's.
 func (b *builder) allFixedConcurrency() bool {
 	for _, name := range b.profilesUsed() {
-		if p := b.s.Profiles[name]; p.Kind != "concurrency" || b.s.DatasetOf(p).Name == "conversations" {
+		if p := b.s.Profiles[name]; !decide.LittlesLaw(p.Kind, p.Concurrency, b.s.DatasetOf(p).Name) {
 			return false
 		}
 	}
@@ -433,8 +433,8 @@ func (b *builder) formulaCheck() d.Text {
 		if !ok || p.Kind != "concurrency" || p.Concurrency != 1 || l == nil || l.Final == nil || !l.Final.Derived {
 			continue
 		}
-		formula, ok := b.runMean(b.roleKeys("validate/final", row.Profile), func(m record.Metrics) (float64, bool) {
-			v, ok := decide.FormulaLatency(m)
+		formula, ok := b.runMean(b.roleKeys("validate/final", row.Profile), func(r *record.Record) (float64, bool) {
+			v, ok := decide.FormulaLatency(r.Metrics)
 			return v / 1000, ok
 		})
 		if !ok {
@@ -483,7 +483,8 @@ func (b *builder) perToken() {
 	if !flagged {
 		return
 	}
-	fig := func(m record.Metrics) (float64, bool) {
+	fig := func(r *record.Record) (float64, bool) {
+		m := r.Metrics
 		lat, ok1 := m.Latency.Stat("mean")
 		ttft, ok2 := m.TTFT.Stat("mean")
 		out, ok3 := record.Count(m.OutputTokens)

@@ -3,9 +3,9 @@ package report
 import (
 	"fmt"
 	"math"
-	"servelab.dev/execute/record"
 	"strings"
 
+	"servelab.dev/execute/record"
 	d "servelab.dev/render/document"
 	"servelab.dev/schema"
 )
@@ -22,10 +22,11 @@ func (b *builder) method() []d.Block {
 	// A client is named by the command a reader would type ("vllm bench
 	// serve v0.11.0"), not by the study's id for it ("vllm-bench").
 	var client d.Text = d.Code(strings.TrimSpace(peerOf(bm.Client.Name, "").Name + " " + bm.Client.Version))
+	_, known := peerTables[bm.Client.Name]
 	switch {
 	case bm.Client.Name == "builtin":
 		client = d.M("servelab's own load generator")
-	case !knownClient(bm.Client.Name):
+	case !known:
 		client = d.Code(strings.TrimSpace(bm.Client.Name + " " + bm.Client.Version))
 	}
 	var own []d.Block
@@ -77,15 +78,6 @@ func (b *builder) method() []d.Block {
 		k.add(d.Para{Text: d.M("These commands do not fix each response's length as the runs' client did: their answers run to their natural length, reasoning included, so their latencies will be longer than this page's and will not compare with them.")})
 	}
 	return k
-}
-
-// knownClient says whether name is a client the peers' tables cover.
-func knownClient(name string) bool {
-	switch name {
-	case "vllm-bench", "guidellm", "sglang-bench":
-		return true
-	}
-	return false
 }
 
 func endpoint(api string) string {

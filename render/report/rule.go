@@ -2,6 +2,7 @@ package report
 
 import (
 	"maps"
+
 	"servelab.dev/execute/decide"
 	"servelab.dev/execute/record"
 	d "servelab.dev/render/document"

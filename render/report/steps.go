@@ -207,10 +207,8 @@ func (b *builder) flaggedTPOT(st decide.Step, c *decide.Comparison) bool {
 			if t.Key != o.Key && !t.HasRole(st.ID+"/"+o.Variant) {
 				continue
 			}
-			for _, w := range b.warn[t.Key] {
-				if w.Code == decide.CodeDecodeBound {
-					return true
-				}
+			if b.warned(t.Key, decide.CodeDecodeBound) {
+				return true
 			}
 		}
 	}
@@ -452,12 +450,9 @@ func (b *builder) outliers(ss *schema.Step, st decide.Step) d.Text {
 	var names []d.Text
 	runs := 0
 	for _, o := range st.Options {
-		for _, w := range b.warn[o.Key] {
-			if w.Code == decide.CodeOutlier {
-				names = append(names, b.optionName(ss, o.Variant))
-				runs += o.Recorded
-				break
-			}
+		if b.warned(o.Key, decide.CodeOutlier) {
+			names = append(names, b.optionName(ss, o.Variant))
+			runs += o.Recorded
 		}
 	}
 	if len(names) == 0 {
@@ -498,8 +493,8 @@ func (b *builder) latencies(ss *schema.Step, st decide.Step) d.Text {
 		if st.Incumbent != nil && o.Variant == st.Incumbent.Variant {
 			name = d.Sentences(name, d.Paren{Text: d.M("current configuration")})
 		}
-		// ≈ marks a latency derived from TTFT and TPOT, as in the
-		// conclusion's table, whose note explains it once.
+		// ≈ marks a derived latency, as in the conclusion's table, whose
+		// note explains it once.
 		v := value("latency.mean", o.Latency.Mean)
 		if o.Latency.Derived {
 			v = d.Join{Parts: []d.Text{d.Lit("≈"), v}}

@@ -62,24 +62,22 @@ func dropOutlier(c *d.Chart) d.Text {
 	if len(c.Categories) < 3 {
 		return nil
 	}
-	top := func(i int) float64 {
-		v := 0.0
+	tops := make([]float64, len(c.Categories))
+	for i := range tops {
 		for _, s := range c.Series {
 			if i < len(s.Values) && !math.IsNaN(s.Values[i]) {
-				x := s.Values[i]
-				v = max(v, x)
+				tops[i] = max(tops[i], s.Values[i])
 			}
 		}
-		return v
 	}
-	for i := range c.Categories {
+	for i, top := range tops {
 		rest := 0.0
-		for j := range c.Categories {
+		for j, t := range tops {
 			if j != i {
-				rest = max(rest, top(j))
+				rest = max(rest, t)
 			}
 		}
-		if rest > 0 && top(i) > 2*rest {
+		if rest > 0 && top > 2*rest {
 			name := c.Categories[i]
 			c.Categories = slices.Delete(slices.Clone(c.Categories), i, i+1)
 			for k := range c.Series {
