@@ -1,6 +1,9 @@
 package decide
 
 import (
+	"cmp"
+	"slices"
+
 	"servelab.dev/schema"
 	"servelab.dev/schema/plan"
 )
@@ -21,7 +24,27 @@ type CapacitySide struct {
 	Low    float64     `json:"low"`
 	High   float64     `json:"high"`
 	Search plan.Search `json:"search"`
+	// Sustained is the highest probed rate that met the SLO while its
+	// runs kept up, completing at least KeptUp of the offered rate; nil
+	// when none did. A short probe can end before its queue builds and
+	// so pass a rate the server cannot sustain: Unsustained are those
+	// probes above Sustained, with the rate each served.
+	Sustained   *float64      `json:"sustained"`
+	Unsustained []ServedProbe `json:"unsustained,omitempty"`
 }
+
+// ServedProbe is a probe that met the SLO at Rate while its runs served
+// only Served requests a second.
+type ServedProbe struct {
+	Rate   float64 `json:"rate"`
+	Served float64 `json:"served"`
+}
+
+// KeptUp is the share of its offered rate a probe's runs must complete
+// for the rate to count as sustained. A Poisson probe of a few dozen
+// requests draws its arrivals some percent off the nominal rate, so the
+// share stops short of 1.
+const KeptUp = 0.9
 
 // CapacityRow is a validation profile that is a capacity search: the
 // baseline's capacity against the final's.
@@ -55,7 +78,50 @@ func (d *decider) capacitySide(prof schema.Profile, trials []*plan.Trial) *Capac
 		r := sr.Capacity
 		c.Rate = &r
 	}
+	if c.Known {
+		d.sustained(c, trials)
+	}
 	return c
+}
+
+// sustained sets c.Sustained and c.Unsustained from the probes that met
+// the SLO, highest first.
+func (d *decider) sustained(c *CapacitySide, trials []*plan.Trial) {
+	probes := slices.Clone(c.Search.Probes)
+	slices.SortFunc(probes, func(x, y plan.Probe) int { return cmp.Compare(y.Rate, x.Rate) })
+	for _, p := range probes {
+		if !p.Meets {
+			continue
+		}
+		served, ok := d.served(p.Rate, trials)
+		if ok && served >= KeptUp*p.Rate {
+			r := p.Rate
+			c.Sustained = &r
+			return
+		}
+		if ok {
+			c.Unsustained = append(c.Unsustained, ServedProbe{Rate: p.Rate, Served: served})
+		}
+	}
+}
+
+// served is the mean request throughput of the runs probing rate.
+func (d *decider) served(rate float64, trials []*plan.Trial) (float64, bool) {
+	var xs []float64
+	for _, t := range trials {
+		if t.Rate != rate {
+			continue
+		}
+		for _, r := range d.runs[t.Key] {
+			if v, ok := d.runValue(r, "request_throughput"); ok {
+				xs = append(xs, v)
+			}
+		}
+	}
+	if len(xs) == 0 {
+		return 0, false
+	}
+	return mean(xs), true
 }
 
 // capacityRow is the validation of a search profile: each side's search.

@@ -8,9 +8,9 @@ import (
 	"servelab.dev/schema"
 )
 
-// withFailed analyses the committed seed records with every failed
-// count replaced by f (nil: unknown).
-func withFailed(t *testing.T, f func(m record.Metrics) *int) *Analysis {
+// withFailed analyses the committed seed records with each run's figures
+// changed by f.
+func withFailed(t *testing.T, f func(m *record.Metrics)) *Analysis {
 	t.Helper()
 	l, err := schema.NewLoader()
 	if err != nil {
@@ -28,7 +28,7 @@ func withFailed(t *testing.T, f func(m record.Metrics) *int) *Analysis {
 	for k, rs := range all {
 		for _, r := range rs {
 			c := *r.Record
-			c.Metrics.Failed = f(c.Metrics)
+			f(&c.Metrics)
 			runs[k] = append(runs[k], &c)
 		}
 	}
@@ -43,7 +43,8 @@ func withFailed(t *testing.T, f func(m record.Metrics) *int) *Analysis {
 // count (the seeds' decisions stand), and each step names the runs whose
 // failure limit could not be checked; their failed share is absent.
 func TestUnknownFailedCounts(t *testing.T) {
-	a := withFailed(t, func(record.Metrics) *int { return nil })
+	// One planned request short, so that the count stays unknown.
+	a := withFailed(t, func(m *record.Metrics) { m.Failed = nil; m.Completed-- })
 	want := adopted(seedAnalysis(t, "../../studies/qwen3.5-9b-h100-latency.cue"))
 	if got := adopted(a); !equalMaps(got, want) {
 		t.Errorf("decisions changed with unknown failed counts: %v, want %v", got, want)
@@ -65,8 +66,29 @@ func TestUnknownFailedCounts(t *testing.T) {
 		t.Errorf("failed share %v %v", v, ok)
 	}
 	// The same runs with as many failures as completions are invalid.
-	bad := withFailed(t, func(m record.Metrics) *int { return record.I(m.Completed) })
+	bad := withFailed(t, func(m *record.Metrics) { m.Failed = record.I(m.Completed) })
 	if st := bad.Steps[0]; st.Outcome != Invalid || len(st.UnknownFailed) != 0 {
 		t.Errorf("step %s: %s with half the requests failed", st.ID, st.Outcome)
+	}
+}
+
+// A source silent on failures whose run completed every request the
+// profile plans failed none: the failure limit is checked, and the
+// failed share is 0.
+func TestFailedDerivedFromPlannedRequests(t *testing.T) {
+	a := withFailed(t, func(m *record.Metrics) { m.Failed = nil })
+	for _, st := range a.Steps {
+		if len(st.UnknownFailed) != 0 {
+			t.Errorf("step %s: runs listed as unchecked: %v", st.ID, st.UnknownFailed)
+		}
+	}
+	r := &record.Record{Metrics: record.Metrics{Completed: 10}}
+	r.Trial.Profile.Requests = 10
+	if v, _, ok := metricOf(r, "failed"); !ok || v != 0 {
+		t.Errorf("failed share %v %v, want 0 known", v, ok)
+	}
+	r.Metrics.Completed = 9
+	if _, _, ok := metricOf(r, "failed"); ok {
+		t.Error("a run short of its planned requests gave a failed share")
 	}
 }

@@ -90,7 +90,7 @@ func lintRecord(s *schema.Study, t *plan.Trial, r *record.Record) []Warning {
 	for _, n := range r.Notes {
 		add(CodeNote, "%s", n)
 	}
-	for _, n := range r.ImportNotes {
+	for _, n := range r.ImportNotesKnown() {
 		add(CodeNote, "%s", n.String())
 	}
 	return out

@@ -68,7 +68,7 @@ func metricOf(r *record.Record, metric string) (v float64, derived, ok bool) {
 		return ptr(m.TotalThroughput)
 	case "failed":
 		// An unknown failed count is an absent share, never 0 %.
-		failed, known := m.FailedCount()
+		failed, known, _ := r.Failed()
 		if n := m.Completed + failed; known && n > 0 {
 			return float64(failed) / float64(n), false, true
 		}

@@ -56,7 +56,7 @@ func (d *decider) option(variant string, trials []*plan.Trial) Option {
 			if r.EarlyStop != nil && o.Stopped == "" {
 				o.Stopped = r.EarlyStop.Reason
 			}
-			if _, known := r.Metrics.FailedCount(); !known {
+			if _, known, _ := r.Failed(); !known {
 				o.UnknownFailed = append(o.UnknownFailed, runName(rt, variant))
 			}
 			v, _ := d.runValue(r, metric)
@@ -107,7 +107,7 @@ func (d *decider) validity(r *record.Record, t *plan.Trial, variant string) *Inv
 			Message: fmt.Sprintf("record %s has no %s, the objective's metric: %s", run, d.s.Objective.Metric, fix)}
 	}
 	m := r.Metrics
-	failed, known := m.FailedCount()
+	failed, known, _ := r.Failed()
 	total := m.Completed + failed
 	if !known || total == 0 || float64(failed)/float64(total) <= d.s.Objective.MaxFailed {
 		return nil

@@ -33,8 +33,8 @@ func tradeoffs(rows []ValidationRow, minGain float64) (out, unsettled []Tradeoff
 	out = []Tradeoff{}
 	for _, row := range rows {
 		if c := row.Capacity; c != nil {
-			if c.Baseline != nil && c.Final != nil && c.Baseline.Rate != nil && c.Final.Rate != nil {
-				out = appendWorse(out, row.Profile, schema.Capacity, *c.Baseline.Rate, *c.Final.Rate, minGain, [2]int{})
+			if c.Baseline != nil && c.Final != nil && c.Baseline.Sustained != nil && c.Final.Sustained != nil {
+				out = appendWorse(out, row.Profile, schema.Capacity, *c.Baseline.Sustained, *c.Final.Sustained, minGain, [2]int{})
 			}
 			continue
 		}

@@ -79,7 +79,8 @@ type Result struct {
 // Notes an import can add, English keys of the i18n catalog (the
 // importer's test checks each one is translated).
 const (
-	NoteFailedUnknown   = "The source does not report failed requests: their number is unknown, not zero, and the study's failure limit cannot be checked for this run."
+	NoteFailedUnknown   = record.NoteFailedUnknown
+	NoteFailedNone      = record.NoteFailedNone // said at analysis, where the profile settles the count
 	NoteFailedDerived   = "Failed requests derived as the %s requests the tool was asked to send minus the %s that completed."
 	NotePeakNotCap      = "The source's maximum request concurrency of %s is not a cap (the profile has none): it is kept as the observed peak."
 	NoteIgnoredLine     = "Line %s of the source has no servelab field and was not read."
@@ -94,7 +95,7 @@ const (
 )
 
 // NoteKeys are every note an import can write.
-var NoteKeys = []string{NoteFailedUnknown, NoteFailedDerived, NotePeakNotCap, NoteIgnoredLine, NoteIncomplete,
+var NoteKeys = []string{NoteFailedUnknown, NoteFailedNone, NoteFailedDerived, NotePeakNotCap, NoteIgnoredLine, NoteIncomplete,
 	NoteTPOTIsITL, NoteWindow, NoteRecomputed, NoteTotalDerived, NoteDurationDerived, NoteTokensDerived, NoteAllAtOnce}
 
 func (r *Result) note(msg string, args ...string) {

@@ -42,6 +42,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
 
 	"servelab.dev/schema/plan"
 )
@@ -251,6 +252,45 @@ func I(n int) *int { return &n }
 
 // FailedCount is the failed count and whether the source reported it.
 func (m *Metrics) FailedCount() (int, bool) { return Count(m.Failed) }
+
+// Notes on the failed count of an imported run, English keys of the i18n
+// catalog.
+const (
+	NoteFailedUnknown = "The source does not report failed requests: their number is unknown, not zero, and the study's failure limit cannot be checked for this run."
+	NoteFailedNone    = "The source does not report failed requests, but all %s requests the profile plans completed: none failed."
+)
+
+// FailedOf is the failed count of a run of spec and whether it is known:
+// as the source reported it, or none where the source is silent but
+// every request the profile plans completed (derived).
+func FailedOf(spec plan.Spec, m Metrics) (n int, known, derived bool) {
+	if n, ok := m.FailedCount(); ok {
+		return n, true, false
+	}
+	if p := spec.Profile.Requests; p > 0 && m.Completed == p {
+		return 0, true, true
+	}
+	return 0, false, false
+}
+
+// Failed is FailedOf the record's trial and figures.
+func (r *Record) Failed() (n int, known, derived bool) { return FailedOf(r.Trial, r.Metrics) }
+
+// ImportNotesKnown are the record's import notes, with the unknown failed count
+// replaced by its derivation where the profile settles it.
+func (r *Record) ImportNotesKnown() []Note {
+	if _, known, derived := r.Failed(); !known || !derived {
+		return r.ImportNotes
+	}
+	out := make([]Note, 0, len(r.ImportNotes))
+	for _, n := range r.ImportNotes {
+		if n.Msg == NoteFailedUnknown {
+			n = Note{Msg: NoteFailedNone, Args: []string{strconv.Itoa(r.Trial.Profile.Requests)}}
+		}
+		out = append(out, n)
+	}
+	return out
+}
 
 // Stat returns the named statistic ("mean", "median", "p99", ...).
 func (d *Dist) Stat(name string) (float64, bool) {

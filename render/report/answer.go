@@ -96,8 +96,9 @@ func boundValues(ans *decide.SLOAnswer) d.Text {
 	return d.Join{Sep: ", ", Parts: parts}
 }
 
-// capacityText is a search's answer: a rate, below the low end or at
-// least the high end, never a rate of 0 or the high end as a capacity.
+// capacityText is a search's answer: the highest rate that met the
+// SLO while the server kept up, below the low end or at least the high
+// end, never a rate of 0 or the high end as a capacity.
 func capacityText(c *decide.CapacitySide) d.Text {
 	switch {
 	case c == nil:
@@ -106,10 +107,12 @@ func capacityText(c *decide.CapacitySide) d.Text {
 		return d.M("not known yet")
 	case c.BelowLow:
 		return d.M("below %s", d.N(c.Low, "req/s"))
-	case c.AboveHigh:
+	case c.Sustained == nil:
+		return d.M("not established")
+	case c.AboveHigh && *c.Sustained == c.High:
 		return d.M("at least %s", d.N(c.High, "req/s"))
 	}
-	return d.N(*c.Rate, "req/s")
+	return d.N(*c.Sustained, "req/s")
 }
 
 // measured are the validation rows of fixed loads: a capacity search's
@@ -125,71 +128,62 @@ func (b *builder) measured() []decide.ValidationRow {
 }
 
 // capacities states every validation search's answer for the final and
-// the baseline, says how to widen a search that ran out of range, and
-// draws the capacities found.
+// the baseline, how it was read, where each capacity lies, how to widen
+// a search that ran out of range, and draws the capacities found.
 func (b *builder) capacities() {
 	for _, row := range b.a.Validation {
 		c := row.Capacity
 		if c == nil {
 			continue
 		}
-		bounds := boundsText(b.s.Objective.Constraints)
-		behind := b.behind(row.Profile, c.Final)
-		t := d.M("%s (%s): %s for the recommended configuration, %s for the baseline.",
-			ProfileTitle(b.s, row.Profile), bounds, capacityText(c.Final), capacityText(c.Baseline))
-		if behind != nil {
-			t = d.M("%s (%s): not established for the recommended configuration, %s for the baseline.",
-				ProfileTitle(b.s, row.Profile), bounds, capacityText(c.Baseline))
+		req := b.s.Profiles[row.Profile].Requests
+		parts := []d.Text{
+			d.M("%s (%s): %s for the recommended configuration, %s for the baseline.",
+				ProfileTitle(b.s, row.Profile), boundsText(b.s.Objective.Constraints), capacityText(c.Final), capacityText(c.Baseline)),
+			d.M("Each is the highest rate that met the bounds while the server kept up, completing at least %s of the offered rate; each rate was probed once, with %d requests.",
+				d.Num{V: 100 * decide.KeptUp, Unit: "%"}, req),
 		}
-		var hints []d.Text
+		for _, side := range []struct {
+			name d.Text
+			c    *decide.CapacitySide
+		}{{d.M("The recommended configuration"), c.Final}, {d.M("The baseline"), c.Baseline}} {
+			if t := b.unsustained(side.name, side.c, req); t != nil {
+				parts = append(parts, t)
+			}
+		}
 		if c.Final != nil && c.Final.BelowLow || c.Baseline != nil && c.Baseline.BelowLow {
-			hints = append(hints, d.M("A search whose low end already breaks the bounds found no rate that meets them: lower search.low to measure it."))
+			parts = append(parts, d.M("A search whose low end already breaks the bounds found no rate that meets them: lower search.low to measure it."))
 		}
 		if c.Final != nil && c.Final.AboveHigh || c.Baseline != nil && c.Baseline.AboveHigh {
-			hints = append(hints, d.M("A search whose high end still meets the bounds found no upper end: raise search.high to measure it."))
+			parts = append(parts, d.M("A search whose high end still meets the bounds found no upper end: raise search.high to measure it."))
 		}
-		if e := b.capacityEdges(row.Profile, c); e != nil {
-			hints = append(hints, e)
+		if e := capacityEdges(c); e != nil {
+			parts = append(parts, e)
 		}
-		if behind != nil {
-			hints = append(hints, behind)
-		}
-		b.doc.Add(d.Para{Text: d.Sentences(append([]d.Text{t}, hints...)...)})
-		// A bar would show as a capacity a rate the text has just put in
-		// doubt.
-		if ch, ok := b.capacityChart(row); ok && behind == nil {
+		b.doc.Add(d.Para{Text: d.Sentences(parts...)})
+		if ch, ok := b.capacityChart(row); ok {
 			b.doc.Add(ch)
 		}
 	}
 }
 
-// behind says why the final's capacity is not established: the rate
-// its search found is above the most any of its runs has served, or
-// (where no such run exists) its probe there completed under 90% of the
-// offered rate. A short probe ends before a queue builds, so it passes
-// the latency bounds at a rate the configuration cannot sustain. The
-// probes follow, so a reader can size from the rates that passed with
-// room. nil when the capacity stands.
-func (b *builder) behind(profile string, c *decide.CapacitySide) d.Text {
-	if c == nil || c.Rate == nil {
+// unsustained names a side's probes that met the bounds without keeping
+// up, with what each completed, and lists the side's probes, so a reader
+// can size from the rates that passed with room; nil when there are
+// none.
+func (b *builder) unsustained(name d.Text, c *decide.CapacitySide, requests int) d.Text {
+	if c == nil || len(c.Unsustained) == 0 {
 		return nil
 	}
-	rate := *c.Rate
-	var why d.Text
-	if most, at, ok := b.mostServed(profile); ok {
-		if rate <= most {
-			return nil
-		}
-		why = d.M("The recommended configuration's search passed %s, above the most any of its runs has served (%s, at %s): a probe of %d requests ends before a queue can build, so that is no rate it sustains.",
-			d.N(rate, "req/s"), d.N(most, "req/s"), ProfileTitle(b.s, at), b.s.Profiles[profile].Requests)
-	} else {
-		got, ok := b.probeFigure(rate, "request_throughput")
-		if !ok || got >= 0.9*rate {
-			return nil
-		}
-		why = d.M("The recommended configuration's probe at %s met the bounds but completed only %s.", d.N(rate, "req/s"), d.N(got, "req/s"))
+	var rates, served []d.Text
+	for _, p := range slices.Backward(c.Unsustained) {
+		rates = append(rates, d.Num{V: p.Rate, Prec: 2})
+		served = append(served, d.Num{V: p.Served, Prec: 2})
 	}
-	return d.Sentences(why, b.probes(c), d.M("A probe of a minute or more per rate would settle its capacity."))
+	return d.Sentences(
+		d.M("%s also met the bounds at %s req/s but completed only %s req/s there: a probe of %d requests can end before its queue builds.",
+			name, andList(rates), andList(served), requests),
+		b.probes(c))
 }
 
 // probes lists a search's probes by rate, each with whether it met the
@@ -224,25 +218,6 @@ func (b *builder) probeFigure(rate float64, metric string) (float64, bool) {
 	return b.metricMean(keys, metric)
 }
 
-// mostServed is the highest request rate a run of the final's validation
-// completed at a profile other than the search's, and that profile.
-func (b *builder) mostServed(search string) (float64, string, bool) {
-	most, at := 0.0, ""
-	for _, row := range b.measured() {
-		if row.Profile == search {
-			continue
-		}
-		for _, key := range b.roleKeys("validate/final", row.Profile) {
-			for _, r := range b.runs[key] {
-				if v := r.Metrics.RequestThroughput; v != nil && *v > most {
-					most, at = *v, row.Profile
-				}
-			}
-		}
-	}
-	return most, at, at != ""
-}
-
 // capacityChart draws the capacities a search found, one bar a side; a
 // side without one (below the low end, above the high end) is left out
 // of the bars, and the sentence above says why.
@@ -256,8 +231,8 @@ func (b *builder) capacityChart(row decide.ValidationRow) (d.Chart, bool) {
 		c    *decide.CapacitySide
 	}{{d.M("Baseline"), row.Capacity.Baseline}, {d.M("Optimized"), row.Capacity.Final}} {
 		v := math.NaN()
-		if side.c != nil && side.c.Rate != nil {
-			v, known = *side.c.Rate, true
+		if side.c != nil && side.c.Sustained != nil {
+			v, known = *side.c.Sustained, true
 		}
 		c.Categories = append(c.Categories, side.name)
 		ser.Values = append(ser.Values, v)
@@ -448,18 +423,31 @@ func sameAsTPOT(all []decide.Tradeoff, t decide.Tradeoff) bool {
 	return false
 }
 
-// capacityEdges says how finely each search placed its capacity: the
-// rate that met the bounds and the next that broke them, each probe a
-// single run. A short probe can pass near the edge before a queue has
-// built, so the figure is the highest rate that passed, not a rate the
-// configuration is known to sustain.
-func (b *builder) capacityEdges(profile string, c *decide.CapacityRow) d.Text {
-	f, base := c.Final, c.Baseline
-	if f == nil || base == nil || f.Rate == nil || base.Rate == nil || f.Bracket[1] <= f.Bracket[0] || base.Bracket[1] <= base.Bracket[0] {
+// capacityEdges says between which probed rates each capacity lies:
+// its rate and the next rate probed above it, which broke the bounds or
+// did not keep up.
+func capacityEdges(c *decide.CapacityRow) d.Text {
+	f, fu, fok := edges(c.Final)
+	base, bu, bok := edges(c.Baseline)
+	if !fok || !bok {
 		return nil
 	}
-	return d.M("Each search ran one probe of %d requests per rate: the recommended configuration met the bounds at %s and broke them at %s, the baseline at %s and %s. A single short probe can pass near the edge before a queue builds, so each capacity is the highest rate that passed once, not one shown to be sustained.",
-		b.s.Profiles[profile].Requests, d.N(f.Bracket[0], "req/s"), d.N(f.Bracket[1], "req/s"), d.N(base.Bracket[0], "req/s"), d.N(base.Bracket[1], "req/s"))
+	return d.M("So the recommended configuration's capacity lies between %s and %s, the baseline's between %s and %s: probes of a minute or more per rate would place them closer.",
+		d.N(f, "req/s"), d.N(fu, "req/s"), d.N(base, "req/s"), d.N(bu, "req/s"))
+}
+
+// edges is a side's capacity and the lowest rate probed above it.
+func edges(c *decide.CapacitySide) (lo, hi float64, ok bool) {
+	if c == nil || c.Sustained == nil {
+		return 0, 0, false
+	}
+	lo, hi = *c.Sustained, math.Inf(1)
+	for _, p := range c.Search.Probes {
+		if p.Rate > lo && p.Rate < hi {
+			hi = p.Rate
+		}
+	}
+	return lo, hi, !math.IsInf(hi, 1)
 }
 
 // metricMean is metric over the runs of the trials keys, as the

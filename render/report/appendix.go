@@ -88,7 +88,7 @@ func (b *builder) rawTrial(k *sink, t *plan.Trial) {
 // importNotes say under a run what its importer estimated, recomputed
 // or found missing, except the notes every run shares.
 func (b *builder) importNotes(k *sink, r *record.Record) {
-	for _, n := range r.ImportNotes {
+	for _, n := range r.ImportNotesKnown() {
 		if !b.shared[noteKey(n)] {
 			k.add(d.Note{Text: noteText(n)})
 		}
@@ -104,10 +104,10 @@ func (b *builder) sharedNotes(k *sink) {
 	for _, t := range b.a.Plan.Trials {
 		for _, r := range b.runs[t.Key] {
 			if runs == 0 {
-				first = r.ImportNotes
+				first = r.ImportNotesKnown()
 			}
 			runs++
-			for _, n := range r.ImportNotes {
+			for _, n := range r.ImportNotesKnown() {
 				count[noteKey(n)]++
 			}
 		}

@@ -25,8 +25,8 @@ func Block(spec plan.Spec, m record.Metrics, flagged map[string]bool) string {
 	f := func(p *float64) string { return fmt.Sprintf("%.2f", *p) }
 	b.WriteString(center(" Serving Benchmark Result ", '=') + "\n")
 	line("Successful requests", fmt.Sprint(m.Completed))
-	if n, ok := m.FailedCount(); ok {
-		line("Failed requests", fmt.Sprint(n)) // absent: the source did not say
+	if n, ok, _ := record.FailedOf(spec, m); ok {
+		line("Failed requests", fmt.Sprint(n)) // absent: nothing says
 	}
 	if c := spec.Profile.Concurrency; c > 0 {
 		line("Maximum request concurrency", fmt.Sprint(c))

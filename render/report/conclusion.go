@@ -330,11 +330,15 @@ func (b *builder) noiseAdoptions() {
 	if len(parts) == 1 {
 		key = "%s was adopted on single runs for a gain smaller than the usual difference between runs of one configuration (these options ran once), so it may bring nothing. The command keeps it by the study's rule (minimum gain %s); it can be left out."
 	}
-	var list d.Text = parts[0]
-	if n := len(parts); n > 1 {
-		list = d.M("%s and %s", d.Join{Sep: ", ", Parts: parts[:n-1]}, parts[n-1])
+	b.doc.Add(d.Note{Text: d.M(key, andList(parts), pct(b.s.Objective.MinGain))})
+}
+
+// andList joins items as a sentence lists them: "a, b and c".
+func andList(items []d.Text) d.Text {
+	if n := len(items); n > 1 {
+		return d.M("%s and %s", d.Join{Sep: ", ", Parts: items[:n-1]}, items[n-1])
 	}
-	b.doc.Add(d.Note{Text: d.M(key, list, pct(b.s.Objective.MinGain))})
+	return items[0]
 }
 
 // sources says where the gain comes from: each adopted change against

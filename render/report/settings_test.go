@@ -163,17 +163,19 @@ func TestStartupGoldenH200(t *testing.T) {
 	}
 }
 
-// A capacity above the most the configuration has ever served is no
-// capacity: the H200 final's 50-request probe passed at 10 req/s, and
-// its concurrency-8 runs never completed more than 9.88 req/s. The page
-// says so, lists the probes a reader can size from, and draws no bar.
-func TestCapacityNotEstablishedWhenProbeFellBehind(t *testing.T) {
+// A probe that passes the bounds without keeping up with its rate is no
+// capacity: the H200 final's 50-request probes passed at 9.25 and 10
+// req/s while completing about 7 req/s. The page counts the highest rate
+// that kept up on each side, names the probes that did not, and says
+// between which probed rates each capacity lies.
+func TestCapacityCountsOnlyProbesThatKeptUp(t *testing.T) {
 	s, a := h200Study(t)
 	md := strings.ReplaceAll(markdownOf(t, s, a, nil, "en"), "\u00a0", " ")
 	for _, want := range []string{
-		"not established for the recommended configuration, 3.75 req/s for the baseline.",
-		"search passed 10.00 req/s, above the most any of its runs has served (9.88 req/s, at concurrency 8)",
+		"6.50 req/s for the recommended configuration, 3.75 req/s for the baseline.",
+		"also met the bounds at 9.25 and 10.00 req/s but completed only 7.09 and 7.52 req/s there",
 		"6.50 req/s ✓ (179.19 ms), 9.25 req/s ✓ (908.78 ms), 10.00 req/s ✓ (584.36 ms), 10.75 req/s ✗ (1,375.74 ms)",
+		"capacity lies between 6.50 req/s and 9.25 req/s, the baseline's between 3.75 req/s and 4.50 req/s",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the report lacks %q", want)
@@ -181,9 +183,6 @@ func TestCapacityNotEstablishedWhenProbeFellBehind(t *testing.T) {
 	}
 	if strings.Contains(md, "10.00 req/s for the recommended configuration") {
 		t.Error("the report states 10.00 req/s as the final's capacity")
-	}
-	if strings.Contains(md, "Poisson capacity within the SLO, baseline and optimized") {
-		t.Error("the report draws a capacity bar for a probe that fell behind")
 	}
 }
 
