@@ -51,6 +51,12 @@ type Option struct {
 	// Guard is the quality guard against the incumbent, in steps that
 	// change outputs.
 	Guard *Guard `json:"guard,omitempty"`
+	// TokensPerChunk is, under speculative decoding, the mean over the
+	// runs of mean ITL ÷ mean TPOT: the tokens a streamed chunk carries,
+	// which estimates the tokens accepted per verify step. nil without
+	// speculative decoding, where a run lacks either figure, or where
+	// the TPOT is below the weights' read time (no real per-token time).
+	TokensPerChunk *float64 `json:"tokensPerChunk,omitempty"`
 
 	values     []float64
 	violations []float64   // each run's violation of the SLO

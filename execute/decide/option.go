@@ -80,6 +80,9 @@ func (d *decider) option(variant string, trials []*plan.Trial) Option {
 		d.checkSLO(&o, used, names)
 	}
 	o.TTFT, o.TPOT = maybe(ttft, conf), maybe(tpot, conf)
+	if len(trials) > 0 {
+		o.TokensPerChunk = d.tokensPerChunk(trials[0].Config, used)
+	}
 	if len(lat) > 0 && !strings.HasPrefix(metric, "latency.") {
 		v := summarize(lat, latDerived, conf)
 		o.Latency = &v
@@ -146,4 +149,28 @@ func hasProfile(trials []*plan.Trial, p string) bool {
 		}
 	}
 	return false
+}
+
+// tokensPerChunk is the mean over runs of mean ITL ÷ mean TPOT where
+// config drafts speculative tokens: ITL is the gap between streamed
+// chunks and TPOT the time per token, so their ratio is the tokens a
+// chunk carries. nil where it says nothing: no speculative decoding, a
+// run without either figure, an ITL below the TPOT (a source whose ITL
+// is per token), or a TPOT below the weights' read time.
+func (d *decider) tokensPerChunk(config plan.Config, runs []*record.Record) *float64 {
+	if _, ok := config.Knobs["speculative"]; !ok || len(runs) == 0 {
+		return nil
+	}
+	floor := minStepMs(d.s, config)
+	var xs []float64
+	for _, r := range runs {
+		itl, ok1 := r.Metrics.ITL.Stat("mean")
+		tpot, ok2 := r.Metrics.TPOT.Stat("mean")
+		if !ok1 || !ok2 || tpot <= 0 || tpot < floor || itl < tpot {
+			return nil
+		}
+		xs = append(xs, itl/tpot)
+	}
+	v := mean(xs)
+	return &v
 }

@@ -358,6 +358,10 @@ type Series struct {
 	// Flagged marks the values the page's warnings call into question:
 	// writers draw them apart and mark them (!).
 	Flagged []bool
+	// Reference marks the configuration the others are measured
+	// against (the baseline, the configuration to beat): every chart
+	// of a page draws it alike, so a colour keeps one role.
+	Reference bool
 }
 
 // Panel is one load's part of a "pareto" chart.

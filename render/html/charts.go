@@ -83,6 +83,9 @@ func barOption(c d.Chart, p *i18n.Printer) (map[string]any, int, error) {
 		if si == 0 {
 			so = append(so, markLines(c.Lines, p)...)
 		}
+		if col, ok := seriesColor(c, si); ok {
+			so = append(so, charts.WithItemStyleOpts(opts.ItemStyle{Color: col}))
+		}
 		bar.AddSeries(d.String(s.Name, p), barData(c, s, p), so...)
 	}
 	bar.Validate()
@@ -99,6 +102,30 @@ func barOption(c d.Chart, p *i18n.Printer) (map[string]any, int, error) {
 	}
 	everyLabel(out[axis].([]any)[0].(map[string]any))
 	return out, l.height, nil
+}
+
+// palette is ECharts' default series colours, which a chart without a
+// reference series keeps.
+var palette = []string{firstColor, "#91cc75", "#fac858", "#ee6666", "#73c0de", "#3ba272", "#fc8452", "#9a60b4", "#ea7ccc"}
+
+// seriesColor is series si's colour in a chart with a reference series:
+// the reference grey, the others the palette in order, so the optimized
+// configuration and the best candidate share the first colour on every
+// chart. false where the chart has no reference series.
+func seriesColor(c d.Chart, si int) (string, bool) {
+	if !slices.ContainsFunc(c.Series, func(s d.Series) bool { return s.Reference }) {
+		return "", false
+	}
+	if c.Series[si].Reference {
+		return markedColor, true
+	}
+	k := 0
+	for _, s := range c.Series[:si] {
+		if !s.Reference {
+			k++
+		}
+	}
+	return palette[k%len(palette)], true
 }
 
 // barData are a series' bars, each labelled with its figure as the
@@ -228,12 +255,16 @@ func pointOption(c d.Chart, p *i18n.Printer) (map[string]any, error) {
 	// Below the axis labels, the x-axis's name, then the legend.
 	l.SetGlobalOptions(append(global(c, p, "item", opts.Grid{Top: "72", Bottom: "48", Left: "24", Right: "40", ContainLabel: opts.Bool(true)}),
 		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: xname, Min: 0, NameLocation: "middle", NameGap: 30}))...)
-	for _, s := range c.Series {
+	for si, s := range c.Series {
 		var data []opts.LineData
 		for _, i := range drawn(c, s) {
 			data = append(data, opts.LineData{Name: d.String(c.Categories[i], p), Value: []any{val(s.X[i]), val(s.Values[i])}})
 		}
-		l.AddSeries(d.String(s.Name, p), data, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true), Symbol: "circle", SymbolSize: 8}))
+		so := []charts.SeriesOpts{charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true), Symbol: "circle", SymbolSize: 8})}
+		if col, ok := seriesColor(c, si); ok {
+			so = append(so, charts.WithItemStyleOpts(opts.ItemStyle{Color: col}), charts.WithLineStyleOpts(opts.LineStyle{Color: col}))
+		}
+		l.AddSeries(d.String(s.Name, p), data, so...)
 	}
 	l.Validate()
 	out, err := plain(l.JSON())

@@ -377,11 +377,10 @@ func (b *builder) tradeoffPath(t decide.Tradeoff) d.Text {
 	if from >= len(vals)-1 {
 		return path
 	}
-	held := d.M("It appeared with %s, and every step's run after it has it, so it is no single run's tail.", names[from])
 	if most, ok := b.elsewhereRatio(t); ok && most <= 1+(t.Ratio-1)/2 {
-		return d.Sentences(path, held, d.M("At the other loads it rose at most %sx, so it may come from stalls early in these runs rather than a steady cost: warm the engine up and measure it again before weighing it.", d.Num{V: most, Prec: 2}))
+		return d.Sentences(path, d.M("It appeared with %s, and every step's run after it has it at this load, but at the other loads the same command raised it at most %sx: more likely stalls early in these runs than a steady cost. Warm the engine up and measure it again before weighing it.", names[from], d.Num{V: most, Prec: 2}))
 	}
-	return d.Sentences(path, held)
+	return d.Sentences(path, d.M("It appeared with %s, and every step's run after it has it, so it is no single run's tail.", names[from]))
 }
 
 // elsewhereRatio is the most the final makes t's figure worse at the

@@ -61,8 +61,13 @@ func (b *builder) rawTrial(k *sink, t *plan.Trial) {
 	k.add(d.Para{Text: d.M("Serving command:")})
 	k.add(d.CodeBlock{Lang: "bash", Body: MultiLine(t.Env, t.Argv)})
 	argv, notes := Reproduce(b.s, t)
+	peer := peerOf(b.s.Benchmark.Client.Name, b.s.Benchmark.Client.Version)
+	if b.unpinned() {
+		argv, notes = ReproducePinned(b.s, t)
+		peer = peerOf("vllm-bench", "")
+	}
 	if argv != nil {
-		k.add(d.Para{Text: d.M("Reproduce the load with %s:", d.Code(peerOf(b.s.Benchmark.Client.Name, b.s.Benchmark.Client.Version).Name))})
+		k.add(d.Para{Text: d.M("Reproduce the load with %s:", d.Code(peer.Name))})
 		body := MultiLine(nil, argv)
 		if len(notes) > 0 {
 			body = "# " + strings.Join(notes, "\n# ") + "\n" + body

@@ -193,7 +193,7 @@ func (b *builder) loadChart(id string, title d.Text, unit string, pick func(deci
 	if scale {
 		c.Kind, c.XName, c.XUnit = "line", xname, xunit
 	}
-	base, fin := d.Series{Name: d.M("Baseline")}, d.Series{Name: d.M("Optimized")}
+	base, fin := d.Series{Name: d.M("Baseline"), Reference: true}, d.Series{Name: d.M("Optimized")}
 	seen := flags{}
 	for i, row := range rows {
 		c.Categories = append(c.Categories, ProfileTitle(b.s, row.Profile))

@@ -134,6 +134,10 @@ func (b *builder) gain() {
 			// second table; first, where the study leads with it.
 			derived := l.Final.Derived || l.Baseline.Derived
 			fin, base, ratio := value(l.Metric, l.Final.Mean), value(l.Metric, l.Baseline.Mean), RatioText(l.Metric, *l.Ratio)
+			if derived {
+				mark := d.Lit(b.derivedMark(row.Profile))
+				fin, base = d.Join{Parts: []d.Text{mark, fin}}, d.Join{Parts: []d.Text{mark, base}}
+			}
 			switch {
 			case b.s.Objective.Lead == l.Metric && derived:
 				parts = []d.Text{d.M("Gain at %s: mean latency per request (derived where the runs' benchmark output has none) %s against %s for the baseline, %s.", ProfileTitle(b.s, row.Profile), fin, base, ratio), b.objectiveAfter(row), more}
@@ -178,7 +182,7 @@ func (b *builder) validationTable(pick func(decide.ValidationRow) *decide.Valida
 		// Each side is marked on its own: a reader compares the cells.
 		shown := func(v *decide.Value) d.Text {
 			if v.Derived {
-				return d.Join{Parts: []d.Text{d.Lit("≈"), value(r.Metric, v.Mean)}}
+				return d.Join{Parts: []d.Text{d.Lit(b.derivedMark(row.Profile)), value(r.Metric, v.Mean)}}
 			}
 			return value(r.Metric, v.Mean)
 		}
@@ -207,9 +211,9 @@ func (b *builder) validationNotes() {
 	for _, n := range b.a.Notes {
 		switch n {
 		case decide.DerivedLatencyNote:
-			key := "A mean latency marked ≈ is derived because the runs' benchmark output has none: at a fixed concurrency N it is N × the run's duration ÷ its completed requests (Little's law; exact at concurrency 1 and an upper bound above it, as fewer requests are in flight while a run starts and drains), elsewhere TTFT + TPOT × (mean output tokens − 1)."
+			key := "A mean latency marked ≤ or ≈ is derived because the runs' benchmark output has none. At a fixed concurrency N it is N × the run's duration ÷ its completed requests (Little's law): an upper bound, marked ≤, as fewer requests are in flight while a run starts and drains, and exact at concurrency 1, marked ≈. Two such figures at one concurrency compare as their request throughputs do, so the speed-ups hold although the figures are bounds. Elsewhere ≈ marks TTFT + TPOT × (mean output tokens − 1)."
 			if b.allFixedConcurrency() {
-				key = "A mean latency marked ≈ is derived because the runs' benchmark output has none: N × the run's duration ÷ its completed requests at concurrency N (Little's law; exact at concurrency 1 and an upper bound above it, as fewer requests are in flight while a run starts and drains)."
+				key = "A mean latency marked ≤ or ≈ is derived because the runs' benchmark output has none: N × the run's duration ÷ its completed requests at concurrency N (Little's law). Above concurrency 1 it is an upper bound, marked ≤, as fewer requests are in flight while a run starts and drains; at concurrency 1 it is exact, marked ≈. Two such figures at one concurrency compare as their request throughputs do, so the speed-ups hold although the figures are bounds."
 			}
 			t := []d.Text{d.M(key)}
 			if c := b.formulaCheck(); c != nil {
@@ -361,6 +365,8 @@ func (b *builder) sources() {
 			how = append(how, d.M("less than the %s spread between runs of one configuration in this study, so not settled", pct(round3(widest))))
 		case c.Gain < smallGain:
 			how = append(how, d.M("single runs, below typical run-to-run variation"))
+		case bigEffect(c.Ratio):
+			how = append(how, d.M("no noise estimate, but far beyond the few percent by which runs of one configuration usually vary"))
 		default:
 			how = append(how, d.M("no noise estimate"))
 		}
@@ -414,6 +420,17 @@ func (b *builder) allFixedConcurrency() bool {
 	return true
 }
 
+// derivedMark marks a derived mean latency at profile: ≤ for Little's
+// law above concurrency 1 (an upper bound), ≈ at concurrency 1 (exact
+// up to the client's gaps) and for the formula.
+func (b *builder) derivedMark(profile string) string {
+	p := b.s.Profiles[profile]
+	if decide.LittlesLaw(p.Kind, p.Concurrency, b.s.DatasetOf(p).Name) && p.Concurrency > 1 {
+		return "≤"
+	}
+	return "≈"
+}
+
 // allSingle reports whether every trial with a record has one run.
 func (b *builder) allSingle() bool {
 	for _, t := range b.a.Plan.Trials {
@@ -448,7 +465,7 @@ func (b *builder) formulaCheck() d.Text {
 		if math.Abs(took-formula)/took <= 0.03 {
 			return nil
 		}
-		return d.M("At %s, TTFT + TPOT × (mean output tokens − 1), the estimate such reports often print, gives the recommended configuration %s against the %s its runs took: latencies computed that way differ from these by that much.", ProfileTitle(b.s, row.Profile), d.N(formula, "s"), d.N(took, "s"))
+		return d.M("At %s, TTFT + TPOT × (mean output tokens − 1), the estimate such reports often print, gives the recommended configuration %s against the %s its runs took, %s off.", ProfileTitle(b.s, row.Profile), d.N(formula, "s"), d.N(took, "s"), pct(math.Abs(took-formula)/took))
 	}
 	return nil
 }

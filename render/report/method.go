@@ -66,17 +66,14 @@ func (b *builder) method() []d.Block {
 	k.h(4, "reproduce", d.M("Reproducing the benchmark"))
 	peer := peerOf(bm.Client.Name, bm.Client.Version)
 	key := "Under each run in the appendix, a command for %s repeats that run's kind of load without servelab (the same lengths, rate or concurrency and request count; the prompts it draws may differ), against an engine started with the run's serving command. Its flags are checked against the argument parser of %s at commit %s."
-	// guidellm takes a response's length from a dataset file only with a
-	// column that holds it, which the public ShareGPT file lacks.
-	_, same, ok := b.meanOutput()
-	unpinned := ok && same > 0 && !bm.Output.IgnoreEOS && peer.Name == "guidellm benchmark" && bm.Dataset.Name != "random"
-	if unpinned {
-		key = "Under each run in the appendix, a command for %s repeats that run's rate or concurrency and request count without servelab, against an engine started with the run's serving command. Its flags are checked against the argument parser of %s at commit %s."
+	if b.unpinned() {
+		client := peer.Name
+		peer = peerOf("vllm-bench", "")
+		k.add(d.Para{Text: d.M("The runs' client, %s, set each response's length, which its command line cannot do with the ShareGPT file. Under each run in the appendix, a command for %s repeats that run's kind of load without servelab: with %s it gives each request the length of its ShareGPT reply, the rate or concurrency and the request count are the run's, and the prompts it draws may differ. Its flags are checked against the argument parser of %s at commit %s.",
+			d.Code(client), d.Code(peer.Name+" "+peer.Version), d.Code("--ignore-eos"), d.Code(peer.Table.Source), d.Code(peer.Table.Commit[:12]))})
+		return k
 	}
 	k.add(d.Para{Text: d.M(key, d.Code(peer.Name+" "+peer.Version), d.Code(peer.Table.Source), d.Code(peer.Table.Commit[:12]))})
-	if unpinned {
-		k.add(d.Para{Text: d.M("These commands do not fix each response's length as the runs' client did: their answers run to their natural length, reasoning included, so their latencies will be longer than this page's and will not compare with them.")})
-	}
 	return k
 }
 
@@ -223,6 +220,17 @@ func randomText(ds schema.Dataset, bm schema.Benchmark) d.Text {
 // records that count their tokens: what a mean latency here covers; and
 // the runs' common total when every run generated exactly as many
 // tokens (a client that fixed each request's length), else 0.
+// unpinned reports whether the runs' client fixed every response's
+// length on a ShareGPT file while its peer command cannot: guidellm
+// takes a response's length from a dataset file only with a column that
+// holds it, which the public ShareGPT file lacks.
+func (b *builder) unpinned() bool {
+	bm := b.s.Benchmark
+	_, same, ok := b.meanOutput()
+	return ok && same > 0 && !bm.Output.IgnoreEOS && bm.Dataset.Name != "random" &&
+		peerOf(bm.Client.Name, bm.Client.Version).Name == "guidellm benchmark"
+}
+
 func (b *builder) meanOutput() (mean float64, same int, ok bool) {
 	tokens, done, runs := 0, 0, 0
 	for _, t := range b.a.Plan.Trials {

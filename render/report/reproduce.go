@@ -37,6 +37,19 @@ func Reproduce(s *schema.Study, t *plan.Trial) (argv []string, notes []string) {
 	return vllmBench(s, sp, target, peer.Version)
 }
 
+// ReproducePinned is the vllm bench serve command for a ShareGPT run
+// whose client set each response's length: with --ignore-eos it sends
+// each ShareGPT reply's length as its request's, which a client that
+// reads only prompts from the file (guidellm) cannot.
+func ReproducePinned(s *schema.Study, t *plan.Trial) (argv []string, notes []string) {
+	if t.Spec == nil {
+		return nil, []string{"no trial spec"}
+	}
+	sp := *t.Spec
+	sp.Benchmark.IgnoreEOS = true
+	return vllmBench(s, &sp, "http://127.0.0.1:"+strconv.Itoa(defaultPort(t.Kind)), vllmTable.Version)
+}
+
 // defaultPort is where an engine serves when its command names no port.
 func defaultPort(kind string) int {
 	switch kind {

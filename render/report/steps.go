@@ -127,6 +127,9 @@ func (b *builder) decision(ss *schema.Step, st decide.Step) {
 		summary = append(summary, l)
 	}
 	b.doc.Add(d.Para{Text: d.Sentences(summary...)})
+	if t := b.chunkTokens(ss, st); t != nil {
+		b.doc.Add(d.Para{Text: t})
+	}
 	if v := st.SLOComparison; v != nil {
 		b.doc.Add(d.Para{Text: d.Sentences(d.M("Distance from the service-level objective (the worst bound's value divided by its limit; 1 or less meets it): %s for %s, %s for %s.", times(v.ValueA), nameA, times(v.ValueB), nameB), verdictText(b.s, v))})
 	}
@@ -474,6 +477,27 @@ func bigEffect(ratio float64) bool {
 	return ratio > 0 && max(ratio, 1/ratio) >= 1.2
 }
 
+// chunkTokens lists, under speculative decoding, each option's tokens
+// per streamed chunk, most first: an engine streams a chunk per verify
+// step, so the figure estimates the acceptance length the source did
+// not print (nil where no option has it, or the step's variants do not
+// change the drafting).
+func (b *builder) chunkTokens(ss *schema.Step, st decide.Step) d.Text {
+	if ss == nil || !slices.ContainsFunc(ss.Variants, func(v schema.Variant) bool { _, ok := v.Knobs["speculative"]; return ok }) {
+		return nil // a step that does not change the drafting
+	}
+	opts := slices.DeleteFunc(slices.Clone(withIncumbent(st)), func(o decide.Option) bool { return o.TokensPerChunk == nil })
+	if len(opts) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(opts, func(x, y decide.Option) int { return cmp.Compare(*y.TokensPerChunk, *x.TokensPerChunk) })
+	var parts []d.Text
+	for _, o := range opts {
+		parts = append(parts, d.M("%s: %s", b.optionName(ss, o.Variant), d.Num{V: *o.TokensPerChunk, Prec: 2}))
+	}
+	return d.M("Tokens per streamed chunk, mean ITL ÷ mean TPOT: an engine streams one chunk per verify step, so this estimates the tokens each step accepts, which the runs' output does not print. %s.", d.Join{Sep: ", ", Parts: parts})
+}
+
 // latencies lists each option's mean request latency, fastest first,
 // when the objective is a throughput: a reader who asked for latency
 // finds it beside the figure that decided (nil otherwise).
@@ -493,11 +517,11 @@ func (b *builder) latencies(ss *schema.Step, st decide.Step) d.Text {
 		if st.Incumbent != nil && o.Variant == st.Incumbent.Variant {
 			name = d.Sentences(name, d.Paren{Text: d.M("current configuration")})
 		}
-		// ≈ marks a derived latency, as in the conclusion's table, whose
-		// note explains it once.
+		// ≤ or ≈ marks a derived latency, as in the conclusion's table,
+		// whose note explains it once.
 		v := value("latency.mean", o.Latency.Mean)
 		if o.Latency.Derived {
-			v = d.Join{Parts: []d.Text{d.Lit("≈"), v}}
+			v = d.Join{Parts: []d.Text{d.Lit(b.derivedMark(b.s.Objective.Profile)), v}}
 		}
 		parts = append(parts, d.M("%s: %s", name, v))
 	}

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"strings"
+
 	"math"
 	"slices"
 
@@ -17,7 +19,7 @@ func (b *builder) summary() {
 	t := d.Table{Head: []d.Text{d.M("Step"), d.M("Best candidate"), d.Cap{Text: MetricName(m)}, d.M("Compared with"), d.Cap{Text: MetricName(m)}, d.M("Comparison"), d.M("Adopted")},
 		Right: []bool{false, false, true, false, true, false, false}}
 	c := d.Chart{ID: "summary", Kind: "bar", Unit: chartUnit(m), Title: d.M("%s of each step's best candidate and of the configuration it had to beat", d.Cap{Text: MetricName(m)})}
-	best, base := d.Series{Name: d.M("Best candidate of the step")}, d.Series{Name: d.M("Configuration it had to beat")}
+	best, base := d.Series{Name: d.M("Best candidate of the step")}, d.Series{Name: d.M("Configuration it had to beat"), Reference: true}
 	seen := flags{}
 	for _, st := range b.a.Steps {
 		cmp := st.Comparison
@@ -45,7 +47,7 @@ func (b *builder) summary() {
 	}
 	b.h(2, "summary", d.M("Summary of optimization options"))
 	b.doc.Add(d.Para{Text: d.M("Each step at %s: its best candidate, adopted or not, against the configuration it had to beat.", ProfileTitle(b.s, b.s.Objective.Profile))})
-	c.Series = []d.Series{best, base}
+	c.Series = []d.Series{base, best} // the reference first, as on every chart
 	seen.apply(&c)
 	left := dropOutlier(&c)
 	b.doc.Add(t, c)
@@ -135,7 +137,7 @@ func (b *builder) others() {
 func (b *builder) sweepChart() (d.Chart, bool) {
 	c := d.Chart{ID: "sweep", Kind: "xy", Unit: "s", XUnit: "tok/s", XName: d.Cap{Text: MetricName("output_throughput")},
 		Title: d.Cap{Text: MetricName("latency.mean")}}
-	base, fin := d.Series{Name: d.M("Baseline")}, d.Series{Name: d.M("Optimized")}
+	base, fin := d.Series{Name: d.M("Baseline"), Reference: true}, d.Series{Name: d.M("Optimized")}
 	points := 0
 	rows, _, _, _, joined := b.loadRows()
 	for _, row := range rows {
@@ -176,14 +178,18 @@ func (b *builder) sweepPoint(row decide.ValidationRow, base bool) (thr, lat floa
 // one chart each (their scales differ tenfold).
 func (b *builder) latencyCharts() []d.Block {
 	var out []d.Block
-	for _, c := range []d.Chart{
-		b.loadChart("validation_ttft", d.M("Mean %s, baseline and optimized", d.Lit("TTFT")), "ms", func(r decide.ValidationRow) *decide.ValidationRow { return r.TTFT }),
-		b.loadChart("validation_tpot", d.M("Mean %s, baseline and optimized", d.Lit("TPOT")), "ms", func(r decide.ValidationRow) *decide.ValidationRow { return r.TPOT }),
+	for _, f := range []struct {
+		name string
+		pick func(decide.ValidationRow) *decide.ValidationRow
+	}{
+		{"TTFT", func(r decide.ValidationRow) *decide.ValidationRow { return r.TTFT }},
+		{"TPOT", func(r decide.ValidationRow) *decide.ValidationRow { return r.TPOT }},
 	} {
+		c := b.loadChart("validation_"+strings.ToLower(f.name), d.M("Mean %s, baseline and optimized", d.Lit(f.name)), "ms", f.pick)
 		if allFlagged(c) {
 			// A chart of figures the page itself calls impossible shows
 			// nothing true: it is named, not drawn.
-			out = append(out, d.Para{Text: d.M("%s is not charted: the warnings above call every one of its figures into question.", c.Title)})
+			out = append(out, d.Para{Text: d.M("No chart of mean %s: the warnings above call every one of its figures into question.", d.Lit(f.name))})
 			continue
 		}
 		out = append(out, c)

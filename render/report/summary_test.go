@@ -93,7 +93,7 @@ func TestImpossibleTPOTNotCharted(t *testing.T) {
 	}
 	said := false
 	for _, bl := range doc.Blocks {
-		if p, ok := bl.(d.Para); ok && strings.Contains(d.String(p.Text, i18n.MustNew("en")), "Mean TPOT, baseline and optimized is not charted") {
+		if p, ok := bl.(d.Para); ok && strings.Contains(d.String(p.Text, i18n.MustNew("en")), "No chart of mean TPOT") {
 			said = true
 		}
 	}
