@@ -144,6 +144,9 @@ type decider struct {
 	samples Samples
 	steps   map[string]*Step
 	byLoad  map[string][]string // record keys by plan.Spec.LoadKey
+	// origin names each trial key by the step and variant that first
+	// planned it, so a run keeps one name in every step that reuses it.
+	origin map[string]string
 	// level is the confidence of the step being decided: the study's,
 	// or, in an adaptive step, the study's error spread over its looks.
 	level float64

@@ -29,6 +29,9 @@ func (d *decider) option(variant string, trials []*plan.Trial) Option {
 	derived := false
 	seen := map[string]bool{}
 	for _, t := range trials {
+		d.planned(t, variant)
+	}
+	for _, t := range trials {
 		if t.Profile != profile {
 			continue
 		}
@@ -63,7 +66,7 @@ func (d *decider) option(variant string, trials []*plan.Trial) Option {
 			_, der, _ := metricOf(r, metric)
 			o.values = append(o.values, v)
 			used = append(used, r)
-			names = append(names, fmt.Sprintf("%s/%s/%s#%d", t.Step, variant, t.Profile, rt.Repeat))
+			names = append(names, d.runLabel(t, variant, pr))
 			derived = derived || der
 			ttft = appendMetric(ttft, r, "ttft.mean")
 			tpot = appendMetric(tpot, r, "tpot.mean")
@@ -88,6 +91,32 @@ func (d *decider) option(variant string, trials []*plan.Trial) Option {
 		o.Latency = &v
 	}
 	return o
+}
+
+// planned notes the step and variant that first planned t's key.
+func (d *decider) planned(t *plan.Trial, variant string) {
+	if d.origin == nil {
+		d.origin = map[string]string{}
+	}
+	if _, ok := d.origin[t.Key]; !ok {
+		d.origin[t.Key] = t.Step + "/" + variant
+	}
+}
+
+// runLabel names a run of t's configuration by the step and variant
+// that first planned its trial, so that a step reusing the run calls it
+// as the step that measured it did; a run of a trial the study no
+// longer plans takes the name of the trial it is pooled with, and its
+// own key.
+func (d *decider) runLabel(t *plan.Trial, variant string, pr pooledRun) string {
+	if o, ok := d.origin[pr.key]; ok {
+		return fmt.Sprintf("%s/%s#%d", o, t.Profile, pr.repeat)
+	}
+	o, ok := d.origin[t.Key]
+	if !ok {
+		o = t.Step + "/" + variant
+	}
+	return fmt.Sprintf("%s/%s#%d (%s)", o, t.Profile, pr.repeat, short(pr.key))
 }
 
 func runName(t *plan.Trial, variant string) string {

@@ -222,8 +222,18 @@ func (b *builder) loadChart(id string, title d.Text, unit string, pick func(deci
 // roleKeys are the keys of the trials that play role at profile.
 func (b *builder) roleKeys(role, profile string) []string {
 	var out []string
+	loads := map[string]bool{}
 	for _, t := range b.a.Plan.WithRole(role, profile) {
 		out = append(out, t.Key)
+		if t.Spec != nil {
+			loads[t.Spec.LoadKey()] = true
+		}
+	}
+	// The runs the decisions pool with these, so the figures agree.
+	for _, p := range b.pooledOnly() {
+		if p.trial.Spec != nil && loads[p.trial.Spec.LoadKey()] && !slices.Contains(out, p.key) {
+			out = append(out, p.key)
+		}
 	}
 	return out
 }
