@@ -339,10 +339,21 @@ type Chart struct {
 	Tabled bool
 }
 
-// Line is a horizontal reference line at Value.
+// Line is a horizontal reference line at Value. Bound is "≤" or "≥"
+// when the line is a limit the values must keep to (an SLO bound):
+// tables then mark each value ✓ or ✗ rather than repeat the limit.
 type Line struct {
 	Name  Text
 	Value float64
+	Bound string
+}
+
+// Meets reports whether v keeps to l's bound.
+func (l Line) Meets(v float64) bool {
+	if l.Bound == "≥" {
+		return v >= l.Value
+	}
+	return v <= l.Value
 }
 
 // Series is one named row of a chart; NaN marks a missing value. Low

@@ -199,11 +199,23 @@ func ChartTable(c d.Chart) d.Table {
 			}
 		}
 		for _, l := range c.Lines {
-			row = append(row, num(l.Value))
+			row = append(row, lineCell(c, l, i))
 		}
 		t.Rows = append(t.Rows, row)
 	}
 	return t
+}
+
+// lineCell is a reference line's cell in category i's row: ✓ or ✗ for
+// a bound over a chart of one series, else the line's value.
+func lineCell(c d.Chart, l d.Line, i int) d.Text {
+	if l.Bound == "" || len(c.Series) != 1 || math.IsNaN(at(c.Series[0].Values, i)) {
+		return num(l.Value)
+	}
+	if l.Meets(at(c.Series[0].Values, i)) {
+		return d.Lit("✓")
+	}
+	return d.Lit("✗")
 }
 
 // xyTable lists an xy chart's points: series, point, x, y.

@@ -99,10 +99,14 @@ func checkCell(metric string, rc decide.RunCheck) d.Text {
 }
 
 func (b *builder) sloChart(ss *schema.Step, st decide.Step, opts []decide.Option, i int, x schema.Bound) d.Chart {
-	lim, _ := x.Limit()
+	lim, upper := x.Limit()
+	bound := "≥"
+	if upper {
+		bound = "≤"
+	}
 	c := d.Chart{ID: "slo_" + sanitize(st.ID) + "_" + sanitize(x.Metric), Kind: "bar", Unit: chartUnit(x.Metric),
 		Title: d.M("%s: %s", d.Prose(ss.Title), MetricName(x.Metric)),
-		Lines: []d.Line{{Name: boundText(x), Value: chartValue(x.Metric, lim)}}}
+		Lines: []d.Line{{Name: boundText(x), Value: chartValue(x.Metric, lim), Bound: bound}}}
 	ser := d.Series{Name: d.Cap{Text: MetricName(x.Metric)}}
 	seen := flags{}
 	for _, o := range opts {

@@ -182,7 +182,7 @@ func (b *builder) guard(ss *schema.Step, st decide.Step) {
 		size, _ := b.s.GuardSize()
 		tokens = size.Tokens
 	}
-	head := d.M("Quality guard: greedy answers identical to those of the current configuration, over their first %d tokens:", tokens)
+	head := d.M("Quality guard: greedy answers identical to those of the current configuration, over their first %d tokens (whether outputs changed, not a measure of accuracy):", tokens)
 	b.doc.Add(d.Para{Text: d.Sentences(head, d.Join{Sep: "", Parts: []d.Text{d.Join{Sep: "; ", Parts: parts}, d.M(".")}})})
 }
 

@@ -125,15 +125,31 @@ func (b *builder) others() {
 	b.doc.Add(d.Para{Text: d.M("The baseline and the optimized configuration on every validation profile.")})
 	if c, ok := b.sweepChart(); ok {
 		b.doc.Add(c)
+	} else if c, ok := b.latencyBars(); ok {
+		b.doc.Add(c)
 	}
 	b.doc.Add(b.latencyCharts()...)
 	b.validationPrefix()
 }
 
+// latencyBars is mean latency of the baseline and the optimized
+// configuration as grouped bars, one group per validation profile: for
+// profiles of different workloads, whose points on one latency-against-
+// throughput plane would invite comparisons across workloads.
+func (b *builder) latencyBars() (d.Chart, bool) {
+	c := b.loadChart("validation_latency", d.M("Mean latency, baseline and optimized"), chartUnit("latency.mean"), func(r decide.ValidationRow) *decide.ValidationRow {
+		if r.Metric == "latency.mean" {
+			return &r
+		}
+		return r.Latency
+	})
+	return c, !allFlagged(c) && slices.ContainsFunc(c.Series[1].Values, func(v float64) bool { return !math.IsNaN(v) })
+}
+
 // sweepChart is the load sweep: mean latency against output token
 // throughput, a point per validation profile for the baseline and for
-// the optimized configuration, joined by a line only when the profiles
-// are one workload at rising loads.
+// the optimized configuration, when the profiles are one workload at
+// rising loads.
 func (b *builder) sweepChart() (d.Chart, bool) {
 	c := d.Chart{ID: "sweep", Kind: "xy", Unit: "s", XUnit: "tok/s", XName: d.Cap{Text: MetricName("output_throughput")},
 		Title: d.Cap{Text: MetricName("latency.mean")}}
@@ -152,7 +168,7 @@ func (b *builder) sweepChart() (d.Chart, bool) {
 	}
 	c.Joined = joined
 	c.Series = []d.Series{base, fin}
-	return c, points >= 4
+	return c, joined && points >= 4
 }
 
 // sweepPoint is a validation run's output throughput (tok/s) and mean

@@ -57,7 +57,7 @@ func TestSweepPlotsTheAnalysis(t *testing.T) {
 // Validation profiles that are one workload at rising rates are drawn on
 // a value axis of the rate, in rate order, and the load sweep joins its
 // points; once one profile's arrivals differ they are categories: bars,
-// and points left unjoined.
+// mean latency among them.
 func TestLoadChartsKnowTheirAxis(t *testing.T) {
 	s, a, runs := seed(t, "qwen3.5-9b-h100-latency")
 	doc := Build(s, a, runs)
@@ -77,8 +77,13 @@ func TestLoadChartsKnowTheirAxis(t *testing.T) {
 	if c := findChart(doc.Blocks, "validation_ttft"); c == nil || c.Kind != "bar" || c.Series[0].X != nil {
 		t.Errorf("mixed arrivals: %+v, want bars", c)
 	}
-	if c := findChart(doc.Blocks, "sweep"); c == nil || c.Joined {
-		t.Errorf("mixed arrivals: sweep %+v, want points apart", c)
+	// Points of different workloads on one latency-throughput plane
+	// invite comparisons across them: latency is drawn as bars instead.
+	if c := findChart(doc.Blocks, "sweep"); c != nil {
+		t.Errorf("mixed arrivals: sweep %+v, want none", c)
+	}
+	if c := findChart(doc.Blocks, "validation_latency"); c == nil || c.Kind != "bar" || len(c.Categories) != 4 {
+		t.Errorf("mixed arrivals: latency %+v, want bars over 4 loads", c)
 	}
 }
 
