@@ -22,8 +22,9 @@ type Point struct {
 	// readers that look up what the lint says of its figures.
 	Key        string  `json:"key"`
 	Throughput float64 `json:"throughput"`
-	// PerUser is output tokens per second per request, 1000 ÷ mean TPOT
-	// (ms).
+	// PerUser is output tokens per second per request, as its user sees
+	// them: mean output tokens per request ÷ mean request latency (s),
+	// the wait for the first token included.
 	PerUser   float64 `json:"perUser"`
 	Latency   float64 `json:"latency"`
 	Dominated bool    `json:"dominated"`
@@ -79,7 +80,7 @@ func (d *decider) pareto(opts map[string][]*plan.Trial, order []string) []Point 
 func (d *decider) loadPoint(v string, t *plan.Trial, trials []*plan.Trial) (Point, bool) {
 	metric := paretoMetric(d.s)
 	gpus := float64(max(1, d.s.Hardware.Count))
-	var thr, tpot, lat []float64
+	var thr, user, lat []float64
 	for _, u := range trials {
 		if u.Profile != t.Profile || u.Rate != t.Rate {
 			continue
@@ -87,9 +88,9 @@ func (d *decider) loadPoint(v string, t *plan.Trial, trials []*plan.Trial) (Poin
 		for _, r := range d.runs[u.Key] {
 			x, _, ok1 := metricOf(r, "output_throughput")
 			y, ok2 := d.runValue(r, metric)
-			z, ok3 := tpotOf(r)
+			z, ok3 := perUserOf(r)
 			if ok1 && ok2 && ok3 {
-				thr, lat, tpot = append(thr, x/gpus), append(lat, y), append(tpot, z)
+				thr, lat, user = append(thr, x/gpus), append(lat, y), append(user, z)
 			}
 		}
 	}
@@ -100,13 +101,19 @@ func (d *decider) loadPoint(v string, t *plan.Trial, trials []*plan.Trial) (Poin
 	if t.Rate > 0 {
 		load = fmt.Sprintf("%s@%g", t.Profile, t.Rate)
 	}
-	return Point{Variant: v, Load: load, Profile: t.Profile, Key: t.Key, Throughput: mean(thr), PerUser: 1000 / mean(tpot), Latency: mean(lat)}, true
+	return Point{Variant: v, Load: load, Profile: t.Profile, Key: t.Key, Throughput: mean(thr), PerUser: mean(user), Latency: mean(lat)}, true
 }
 
-// tpotOf is a run's mean TPOT in ms, when it is above 0.
-func tpotOf(r *record.Record) (float64, bool) {
-	v, _, ok := metricOf(r, "tpot.mean")
-	return v, ok && v > 0
+// perUserOf is a run's output tokens per second per request: its mean
+// output tokens per request over its mean request latency (measured, or
+// derived where the source has none).
+func perUserOf(r *record.Record) (float64, bool) {
+	out, known := record.Count(r.Metrics.OutputTokens)
+	lat, _, ok := metricOf(r, "latency.mean")
+	if !known || !ok || lat <= 0 || r.Metrics.Completed == 0 {
+		return 0, false
+	}
+	return float64(out) / float64(r.Metrics.Completed) / (lat / 1000), true
 }
 
 // dominated reports whether another point of p's profile has at least

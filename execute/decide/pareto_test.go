@@ -32,11 +32,12 @@ const twoLoads = `import "servelab.dev/schema"
 // option beats the other on both throughput per GPU and per user, so
 // both are on the frontier although the prefix load's baseline beats
 // them both; at the prefix load the variant is dominated. Throughput is
-// per GPU and tok/s per user is 1000 ÷ mean TPOT.
+// per GPU and tok/s per user is output tokens per request ÷ mean latency
+// (100 tokens a request here).
 func TestParetoPerLoad(t *testing.T) {
-	figures := map[string][2]float64{ // variant@profile: output tok/s, mean TPOT ms
-		"baseline@c8": {200, 10}, "8@c8": {400, 20},
-		"baseline@prefix": {800, 5}, "8@prefix": {100, 50},
+	figures := map[string][2]float64{ // variant@profile: output tok/s, mean latency ms
+		"baseline@c8": {200, 1000}, "8@c8": {400, 2000},
+		"baseline@prefix": {800, 500}, "8@prefix": {100, 5000},
 	}
 	runs := Runs{}
 	a := untilDone(t, studyFrom(t, twoLoads), Records{Runs: runs}, func(tr *plan.Trial) {
@@ -46,7 +47,7 @@ func TestParetoPerLoad(t *testing.T) {
 		}
 		runs[tr.Key] = []*record.Record{{Provenance: record.Provenance{Kind: record.Measured},
 			Metrics: record.Metrics{Completed: 10, Failed: record.I(0), Duration: 1, OutputThroughput: record.F(f[0]),
-				TPOT: &record.Dist{Mean: record.F(f[1])}, Latency: &record.Dist{P99: record.F(1000)}}}}
+				OutputTokens: record.I(1000), Latency: &record.Dist{Mean: record.F(f[1]), P99: record.F(1000)}}}}
 	})
 	var st *Step
 	for i := range a.Steps {
@@ -63,8 +64,8 @@ func TestParetoPerLoad(t *testing.T) {
 			f = figures["baseline@"+p.Profile]
 		}
 		want := p.Variant == "8" && p.Profile == "prefix"
-		if p.Dominated != want || p.Throughput != f[0]/2 || p.PerUser != 1000/f[1] || p.Key == "" {
-			t.Errorf("%+v: want dominated %v, %v tok/s/GPU, %v tok/s/user", p, want, f[0]/2, 1000/f[1])
+		if p.Dominated != want || p.Throughput != f[0]/2 || p.PerUser != 100/(f[1]/1000) || p.Key == "" {
+			t.Errorf("%+v: want dominated %v, %v tok/s/GPU, %v tok/s/user", p, want, f[0]/2, 100/(f[1]/1000))
 		}
 	}
 }

@@ -187,7 +187,7 @@ func (b *builder) pareto(ss *schema.Step, st decide.Step) {
 				continue
 			}
 			name := b.paretoName(ss, st, p)
-			codes := b.lintCodes("tpot.mean", p.Key)
+			codes := b.lintCodes("latency.mean", p.Key)
 			var perUser d.Text = d.Num{V: p.PerUser, Prec: 2}
 			if len(codes) > 0 {
 				perUser = d.Join{Sep: " ", Parts: []d.Text{perUser, d.Lit("(!)")}}
@@ -204,7 +204,7 @@ func (b *builder) pareto(ss *schema.Step, st decide.Step) {
 	}
 	seen.apply(&c)
 	b.doc.Add(c)
-	b.doc.Add(d.Para{Text: d.M("Throughput per GPU against throughput per user (1000 ÷ mean TPOT in ms) at every load of this step; a point is dominated when another point of the same load has at least as much of both and more of one:")}, t)
+	b.doc.Add(d.Para{Text: d.M("Throughput per GPU against throughput per user (mean output tokens per request ÷ mean request latency, the wait for the first token included) at every load of this step; a point is dominated when another point of the same load has at least as much of both and more of one:")}, t)
 }
 
 // paretoLoads are the profiles of pts in their first order.
