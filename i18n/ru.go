@@ -9,6 +9,7 @@ var _ = register(Language{
 	Code: "ru", Tag: language.Russian, Name: "Русский", Rank: 2,
 	Messages: map[string]string{
 		// Section titles.
+		"%[2]s, which the command does not set, depends on what %[1]s sets, so the engine adjusted it to match. The notice reports that expected change; it is not an error in the command.":                                                                                               "%[2]s команда не задаёт, а он зависит от значения %[1]s, поэтому движок согласовал его с этим значением. Предупреждение сообщает об ожидаемом изменении; ошибки в команде нет.",
 		"Throughput per GPU against throughput per user (mean output tokens per request ÷ mean request latency, the wait for the first token included) at every load of this step; a point is dominated when another point of the same load has at least as much of both and more of one:": "Пропускная способность на GPU и на пользователя (среднее число выходных токенов на запрос ÷ средняя задержка запроса, включая ожидание первого токена) при каждой нагрузке этого шага; точка доминируется, если у другой точки той же нагрузки обе величины не меньше, а одна больше:",
 		"Mean latency, baseline and optimized": "Средняя задержка: базовая конфигурация и после оптимизации",
 		"Quality guard: greedy answers identical to those of the current configuration, over their first %d tokens (whether outputs changed, not a measure of accuracy):":                                                                                               "Контроль качества — совпадение жадных ответов с ответами текущей конфигурации на первых %d токенах (показывает лишь, изменились ли ответы, а не точность):",
@@ -62,7 +63,6 @@ var _ = register(Language{
 		"%s was adopted on single runs for a gain smaller than the usual difference between runs of one configuration (these options ran once), so it may bring nothing. The command keeps it by the study's rule (minimum gain %s); it can be left out.":       "Вариант %s принят по единичным прогонам: выигрыш меньше обычного разброса между прогонами одной конфигурации (эти варианты прогонялись по одному разу), так что пользы может и не быть. Команда сохраняет его по правилу исследования (минимальный выигрыш %s), но его можно убрать.",
 		"%s were adopted on single runs for gains smaller than the usual difference between runs of one configuration (these options ran once), so they may bring nothing. The command keeps them by the study's rule (minimum gain %s); they can be left out.": "Варианты %s приняты по единичным прогонам: выигрыши меньше обычного разброса между прогонами одной конфигурации (эти варианты прогонялись по одному разу), так что пользы может и не быть. Команда сохраняет их по правилу исследования (минимальный выигрыш %s), но их можно убрать.",
 		"single runs, below typical run-to-run variation": "единичные прогоны, меньше обычного разброса между прогонами",
-		"The command sets %s; %s, which the command does not set, depends on it, so the engine changed it to match. The notice reports that change; it is not an error in the command.": "Команда задаёт %s; %s, который команда не задаёт, зависит от него, поэтому движок подстроил его. Предупреждение сообщает об этой подстройке, ошибки в команде нет.",
 		"Conclusion":                      "Вывод",
 		"Serving command":                 "Команда обслуживания модели",
 		"Notes":                           "Примечания",
@@ -484,10 +484,10 @@ var _ = register(Language{
 			Many:  "не решено: у %d запланированных испытаний нет записи",
 			Other: "не решено: у %d запланированных испытаний нет записи"},
 		"prefix repetition: %d random prefixes of %d tokens, each request one of them and %d tokens of its own, %d output tokens": {
-			One:   "повторяющиеся префиксы: %d случайный префикс по %d токенов, каждый запрос берёт один из них и добавляет %d своих токенов, выходных токенов %d",
-			Few:   "повторяющиеся префиксы: %d случайных префикса по %d токенов, каждый запрос берёт один из них и добавляет %d своих токенов, выходных токенов %d",
-			Many:  "повторяющиеся префиксы: %d случайных префиксов по %d токенов, каждый запрос берёт один из них и добавляет %d своих токенов, выходных токенов %d",
-			Other: "повторяющиеся префиксы: %d случайных префиксов по %d токенов, каждый запрос берёт один из них и добавляет %d своих токенов, выходных токенов %d"},
+			One:   "повторяющиеся префиксы — %d случайный префикс по %d токенов, каждый запрос берёт один из них и добавляет %d своих токенов, выходных токенов %d",
+			Few:   "повторяющиеся префиксы — %d случайных префикса по %d токенов, каждый запрос берёт один из них и добавляет %d своих токенов, выходных токенов %d",
+			Many:  "повторяющиеся префиксы — %d случайных префиксов по %d токенов, каждый запрос берёт один из них и добавляет %d своих токенов, выходных токенов %d",
+			Other: "повторяющиеся префиксы — %d случайных префиксов по %d токенов, каждый запрос берёт один из них и добавляет %d своих токенов, выходных токенов %d"},
 		"Each profile starts with %d warm-up requests, which are not measured.": {
 			One:   "Каждый профиль начинается с %d разогревочного запроса, он не измеряется.",
 			Few:   "Каждый профиль начинается с %d разогревочных запросов, они не измеряются.",

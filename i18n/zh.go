@@ -9,6 +9,7 @@ var _ = register(Language{
 	Code: "zh", Tag: language.SimplifiedChinese, Name: "中文", Rank: 1,
 	Messages: map[string]string{
 		// Section titles.
+		"%[2]s, which the command does not set, depends on what %[1]s sets, so the engine adjusted it to match. The notice reports that expected change; it is not an error in the command.":                                                                                               "命令没有设置 %[2]s，它取决于 %[1]s 的设置，因此引擎相应地作了调整。这条提示只是报告这一预期中的调整，命令本身没有错误。",
 		"Throughput per GPU against throughput per user (mean output tokens per request ÷ mean request latency, the wait for the first token included) at every load of this step; a point is dominated when another point of the same load has at least as much of both and more of one:": "此步骤各负载下的每 GPU 吞吐量与每用户吞吐量（每个请求的平均输出 token 数 ÷ 平均请求延迟，含等待首个 token 的时间）；若同一负载下另一个点两项都不低于它、且至少一项更高，则该点被支配：",
 		"Mean latency, baseline and optimized": "平均延迟：基线配置与优化后",
 		"Quality guard: greedy answers identical to those of the current configuration, over their first %d tokens (whether outputs changed, not a measure of accuracy):":                                                                                               "质量检查：与当前配置的贪心回答（各取前 %d 个 token）完全相同的比例（只说明输出是否改变，不衡量准确率）：",
@@ -62,7 +63,6 @@ var _ = register(Language{
 		"%s was adopted on single runs for a gain smaller than the usual difference between runs of one configuration (these options ran once), so it may bring nothing. The command keeps it by the study's rule (minimum gain %s); it can be left out.":       "%[1]s 仅凭单次运行被采用：收益小于同一配置多次运行之间通常的差异（这些选项只运行了一次），可能并无实际效果。命令按研究的规则（最小收益 %[2]s）保留了它，也可以省略。",
 		"%s were adopted on single runs for gains smaller than the usual difference between runs of one configuration (these options ran once), so they may bring nothing. The command keeps them by the study's rule (minimum gain %s); they can be left out.": "%[1]s 仅凭单次运行被采用：收益小于同一配置多次运行之间通常的差异（这些选项只运行了一次），可能并无实际效果。命令按研究的规则（最小收益 %[2]s）保留了它们，也可以省略。",
 		"single runs, below typical run-to-run variation": "单次运行，小于通常的运行间波动",
-		"The command sets %s; %s, which the command does not set, depends on it, so the engine changed it to match. The notice reports that change; it is not an error in the command.": "命令设置了 %[1]s；命令未设置的 %[2]s 依赖于它，因此引擎随之作了调整。这条提示只是报告这一调整，命令本身没有错误。",
 		"Conclusion":                      "结论",
 		"Serving command":                 "推理服务命令",
 		"Notes":                           "说明",

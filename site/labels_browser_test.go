@@ -264,7 +264,10 @@ func kindOf(c chartBox) string {
 	return "lines on a numeric axis"
 }
 
-var chartKinds = []string{"standing bars", "lying bars", "lines on a numeric axis", "labelled points", "labelled points on a load sweep", "Pareto panels"}
+// chartKinds are the kinds the reports draw. Points of unrelated loads
+// ("labelled points", unjoined) are no longer drawn: such loads get
+// grouped bars.
+var chartKinds = []string{"standing bars", "lying bars", "lines on a numeric axis", "labelled points on a load sweep", "Pareto panels"}
 
 // Every report page of the site at 1280 px wide, in every language:
 // every category of every chart has its label, no two axis labels meet

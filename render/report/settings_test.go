@@ -67,7 +67,7 @@ func TestStartupSettingsH200(t *testing.T) {
 		t.Fatalf("no start-up notice below the final command (notice at %d, command at %d)", warn, cmd)
 	}
 	for _, want := range []string{
-		"The command sets `--cache-ram 0`; `--cache-idle-slots`, which the command does not set, depends on it",
+		"`--cache-idle-slots`, which the command does not set, depends on what `--cache-ram 0` sets",
 		"| `n_slots` | `8` | `--parallel` | `--parallel 8` |",
 		"| `n_threads` | `16` | `--threads` | not set |",
 		"| `n_slots` | `4` | `8` |", // the parallel-slots step's options

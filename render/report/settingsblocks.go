@@ -47,7 +47,7 @@ func flagsSet(set, unset []d.Text) d.Text {
 	s, u := d.Join{Sep: ", ", Parts: set}, d.Join{Sep: ", ", Parts: unset}
 	switch {
 	case len(set) > 0 && len(unset) > 0:
-		return d.M("The command sets %s; %s, which the command does not set, depends on it, so the engine changed it to match. The notice reports that change; it is not an error in the command.", s, u)
+		return d.M("%[2]s, which the command does not set, depends on what %[1]s sets, so the engine adjusted it to match. The notice reports that expected change; it is not an error in the command.", s, u)
 	case len(set) > 0:
 		return d.M("The command sets %s.", s)
 	case len(unset) > 0:
