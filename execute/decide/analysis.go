@@ -310,7 +310,7 @@ func (a *Analysis) missing(p *plan.Plan) {
 
 // DerivedLatencyNote explains derived mean latencies.
 const DerivedLatencyNote = "mean request latency marked derived is computed because its source printed none: " +
-	"at a fixed concurrency N, N × duration ÷ completed requests (Little's law; exact at N = 1, a little high above it), " +
+	"at a fixed concurrency N, N × duration ÷ completed requests (Little's law; exact at N = 1, an upper bound above it), " +
 	"elsewhere TTFT + TPOT × (mean output tokens − 1)"
 
 // NoNoiseNote explains comparisons of single runs.
