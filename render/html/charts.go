@@ -139,8 +139,8 @@ func barData(c d.Chart, s d.Series, p *i18n.Printer) []opts.BarData {
 			data[i].Label = &opts.Label{Show: opts.Bool(true), Formatter: figureLabel(v, s.IsFlagged(i), p)}
 			if s.Low != nil && !math.IsNaN(s.Low[i]) {
 				// The error bar crosses the bar's end: the figure sits
-				// inside the bar, at its foot.
-				data[i].Label.Position, data[i].Label.Color = "insideBottom", "#fff"
+				// inside the bar, at its middle, clear of the whisker.
+				data[i].Label.Position, data[i].Label.Color = "inside", "#fff"
 			}
 		}
 		if i == c.Marked && c.MarkLabel != nil {

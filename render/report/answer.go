@@ -128,8 +128,10 @@ func (b *builder) measured() []decide.ValidationRow {
 }
 
 // capacities states every validation search's answer for the final and
-// the baseline, how it was read, where each capacity lies, how to widen
-// a search that ran out of range, and draws the capacities found.
+// the baseline: the probed rates each capacity lies between where both
+// are known, else each side's rate; how it was read, and how to widen a
+// search that ran out of range. A bar is drawn only for single rates:
+// ranges are in the sentence.
 func (b *builder) capacities() {
 	for _, row := range b.a.Validation {
 		c := row.Capacity
@@ -137,11 +139,22 @@ func (b *builder) capacities() {
 			continue
 		}
 		req := b.s.Profiles[row.Profile].Requests
-		parts := []d.Text{
-			d.M("%s (%s): %s for the recommended configuration, %s for the baseline.",
-				ProfileTitle(b.s, row.Profile), boundsText(b.s.Objective.Constraints), capacityText(c.Final), capacityText(c.Baseline)),
-			d.M("Each is the highest rate that met the bounds while the server kept up, completing at least %s of the offered rate; each rate was probed once, with %d requests.",
-				d.Num{V: 100 * decide.KeptUp, Unit: "%"}, req),
+		title, bounds := ProfileTitle(b.s, row.Profile), boundsText(b.s.Objective.Constraints)
+		f, fu, fok := edges(c.Final)
+		base, bu, bok := edges(c.Baseline)
+		ranged := fok && bok
+		var parts []d.Text
+		if ranged {
+			parts = append(parts,
+				d.M("%s (%s): between %s and %s for the recommended configuration, between %s and %s for the baseline.", title, bounds,
+					d.N(f, "req/s"), d.N(fu, "req/s"), d.N(base, "req/s"), d.N(bu, "req/s")),
+				d.M("The lower rate of each is the highest that met the bounds while the server kept up, completing at least %s of the offered rate; the higher is the next rate probed, which broke them or did not keep up. Each rate was probed once, with %d requests, so probes of a minute or more per rate would place the capacities closer.",
+					d.Num{V: 100 * decide.KeptUp, Unit: "%"}, req))
+		} else {
+			parts = append(parts,
+				d.M("%s (%s): %s for the recommended configuration, %s for the baseline.", title, bounds, capacityText(c.Final), capacityText(c.Baseline)),
+				d.M("Each is the highest rate that met the bounds while the server kept up, completing at least %s of the offered rate; each rate was probed once, with %d requests.",
+					d.Num{V: 100 * decide.KeptUp, Unit: "%"}, req))
 		}
 		for _, side := range []struct {
 			name d.Text
@@ -157,11 +170,8 @@ func (b *builder) capacities() {
 		if c.Final != nil && c.Final.AboveHigh || c.Baseline != nil && c.Baseline.AboveHigh {
 			parts = append(parts, d.M("A search whose high end still meets the bounds found no upper end: raise search.high to measure it."))
 		}
-		if e := capacityEdges(c); e != nil {
-			parts = append(parts, e)
-		}
 		b.doc.Add(d.Para{Text: d.Sentences(parts...)})
-		if ch, ok := b.capacityChart(row); ok {
+		if ch, ok := b.capacityChart(row); ok && !ranged {
 			b.doc.Add(ch)
 		}
 	}
@@ -198,13 +208,21 @@ func (b *builder) probes(c *decide.CapacitySide) d.Text {
 		if p.Meets {
 			mark = "✓"
 		}
-		item := d.Join{Sep: " ", Parts: []d.Text{d.N(p.Rate, "req/s"), d.Lit(mark)}}
+		var fig []d.Text
 		if v, ok := b.probeFigure(p.Rate, bound.Metric); ok {
-			item = d.Join{Sep: " ", Parts: []d.Text{item, d.Paren{Text: value(bound.Metric, v)}}}
+			fig = append(fig, value(bound.Metric, v))
+		}
+		if i := slices.IndexFunc(c.Unsustained, func(u decide.ServedProbe) bool { return u.Rate == p.Rate }); i >= 0 {
+			mark = "✗"
+			fig = append(fig, d.M("completed %s", d.N(c.Unsustained[i].Served, "req/s")))
+		}
+		item := d.Join{Sep: " ", Parts: []d.Text{d.N(p.Rate, "req/s"), d.Lit(mark)}}
+		if len(fig) > 0 {
+			item = d.Join{Sep: " ", Parts: []d.Text{item, d.Paren{Text: d.Join{Sep: "; ", Parts: fig}}}}
 		}
 		items = append(items, item)
 	}
-	return d.M("Its probes (%s in brackets): %s.", MetricName(bound.Metric), d.Join{Sep: ", ", Parts: items})
+	return d.M("Its probes (%s in brackets; ✗ where a probe broke the bounds or did not keep up): %s.", MetricName(bound.Metric), d.Join{Sep: ", ", Parts: items})
 }
 
 // probeFigure is metric over the final's probe runs at rate.
@@ -287,9 +305,38 @@ func (b *builder) tradeoffs() {
 	if p := b.tradeoffPath(sorted[0]); p != nil {
 		after = append(after, p)
 	}
+	if e := b.everywhere(sorted); e != nil {
+		after = append(after, e)
+	}
 	if len(after) > 0 {
 		b.doc.Add(d.Para{Text: d.Sentences(after...)})
 	}
+}
+
+// everywhere names the mean figures the final makes worse at every
+// validation load, with the range of the ratios: a cost no load escapes
+// is a steady one, unlike a tail that one load shows.
+func (b *builder) everywhere(ts []decide.Tradeoff) d.Text {
+	loads := len(b.measured())
+	if loads < 2 {
+		return nil
+	}
+	var parts []d.Text
+	for _, m := range []string{"ttft.mean", "tpot.mean", "itl.mean", "latency.mean"} {
+		lo, hi, n := math.Inf(1), 0.0, 0
+		for _, t := range ts {
+			if t.Metric == m {
+				lo, hi, n = min(lo, t.Ratio), max(hi, t.Ratio), n+1
+			}
+		}
+		if n == loads {
+			parts = append(parts, d.M("%s is worse at every load, %sx to %sx: a steady cost.", d.Cap{Text: MetricName(m)}, d.Num{V: lo, Prec: 2}, d.Num{V: hi, Prec: 2}))
+		}
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	return d.Sentences(parts...)
 }
 
 // unsettled names the figures the final makes much worse on average
@@ -378,7 +425,7 @@ func (b *builder) tradeoffPath(t decide.Tradeoff) d.Text {
 		return path
 	}
 	if most, ok := b.elsewhereRatio(t); ok && most <= 1+(t.Ratio-1)/2 {
-		return d.Sentences(path, d.M("It appeared with %s, and every step's run after it has it at this load, but at the other loads the same command raised it at most %sx: more likely stalls early in these runs than a steady cost. Warm the engine up and measure it again before weighing it.", names[from], d.Num{V: most, Prec: 2}))
+		return d.Sentences(path, d.M("It appeared with %s, and every step's run after it has it at this load, but at the other loads the same command raised it at most %sx: these records cannot tell a stall early in the runs from a cost of this load. Measure it again with warm-up requests before weighing it.", names[from], d.Num{V: most, Prec: 2}))
 	}
 	return d.Sentences(path, d.M("It appeared with %s, and every step's run after it has it, so it is no single run's tail.", names[from]))
 }
@@ -420,19 +467,6 @@ func sameAsTPOT(all []decide.Tradeoff, t decide.Tradeoff) bool {
 		}
 	}
 	return false
-}
-
-// capacityEdges says between which probed rates each capacity lies:
-// its rate and the next rate probed above it, which broke the bounds or
-// did not keep up.
-func capacityEdges(c *decide.CapacityRow) d.Text {
-	f, fu, fok := edges(c.Final)
-	base, bu, bok := edges(c.Baseline)
-	if !fok || !bok {
-		return nil
-	}
-	return d.M("So the recommended configuration's capacity lies between %s and %s, the baseline's between %s and %s: probes of a minute or more per rate would place them closer.",
-		d.N(f, "req/s"), d.N(fu, "req/s"), d.N(base, "req/s"), d.N(bu, "req/s"))
 }
 
 // edges is a side's capacity and the lowest rate probed above it.

@@ -66,6 +66,9 @@ func (b *builder) rawTrial(k *sink, t *plan.Trial) {
 		argv, notes = ReproducePinned(b.s, t)
 		peer = peerOf("vllm-bench", "")
 	}
+	if argv == nil && len(notes) > 0 {
+		k.add(d.Para{Text: d.M("%s has no equivalent of this run's workload: %s repeats it.", d.Code(peer.Name), d.Code("servelab bench"))})
+	}
 	if argv != nil {
 		k.add(d.Para{Text: d.M("Reproduce the load with %s:", d.Code(peer.Name))})
 		body := MultiLine(nil, argv)

@@ -211,9 +211,9 @@ func (b *builder) validationNotes() {
 	for _, n := range b.a.Notes {
 		switch n {
 		case decide.DerivedLatencyNote:
-			key := "A mean latency marked ≤ or ≈ is derived because the runs' benchmark output has none. At a fixed concurrency N it is N × the run's duration ÷ its completed requests (Little's law): an upper bound, marked ≤, as fewer requests are in flight while a run starts and drains, and exact at concurrency 1, marked ≈. Two such figures at one concurrency compare as their request throughputs do, so the speed-ups hold although the figures are bounds. Elsewhere ≈ marks TTFT + TPOT × (mean output tokens − 1)."
+			key := "A mean latency marked ≤ or ≈ is derived because the runs' benchmark output has none. At a fixed concurrency N it is N × the run's duration ÷ its completed requests (Little's law): an upper bound, marked ≤, as fewer requests are in flight while a run starts and drains, and exact at concurrency 1, marked ≈. Two such figures at one concurrency compare as their request throughputs do, so the speed-ups hold, to within a few percent, although the figures are bounds. Elsewhere ≈ marks TTFT + TPOT × (mean output tokens − 1)."
 			if b.allFixedConcurrency() {
-				key = "A mean latency marked ≤ or ≈ is derived because the runs' benchmark output has none: N × the run's duration ÷ its completed requests at concurrency N (Little's law). Above concurrency 1 it is an upper bound, marked ≤, as fewer requests are in flight while a run starts and drains; at concurrency 1 it is exact, marked ≈. Two such figures at one concurrency compare as their request throughputs do, so the speed-ups hold although the figures are bounds."
+				key = "A mean latency marked ≤ or ≈ is derived because the runs' benchmark output has none: N × the run's duration ÷ its completed requests at concurrency N (Little's law). Above concurrency 1 it is an upper bound, marked ≤, as fewer requests are in flight while a run starts and drains; at concurrency 1 it is exact, marked ≈. Two such figures at one concurrency compare as their request throughputs do, so the speed-ups hold, to within a few percent, although the figures are bounds."
 			}
 			t := []d.Text{d.M(key)}
 			if c := b.formulaCheck(); c != nil {
@@ -362,7 +362,7 @@ func (b *builder) sources() {
 		switch {
 		case c.Interval != nil:
 		case inSpread != nil:
-			how = append(how, d.M("less than the %s spread between runs of one configuration in this study, so not settled", pct(round3(widest))))
+			how = append(how, d.M("less than the %s by which the runs of one configuration (%s) differ in this study, so not settled", pct(round3(widest)), inSpread))
 		case c.Gain < smallGain:
 			how = append(how, d.M("single runs, below typical run-to-run variation"))
 		case bigEffect(c.Ratio):
@@ -395,7 +395,7 @@ func (b *builder) breaches() []d.Text {
 	var out []d.Text
 	for _, br := range b.a.SLO.Elsewhere {
 		bound := boundText(b.boundOf(br.Metric))
-		out = append(out, d.M("At %s, though, it breaks %s in %d of its %d runs (up to %s).", ProfileTitle(b.s, br.Profile), bound, br.Broke, br.Runs, value(br.Metric, br.Worst)))
+		out = append(out, d.M("At %s, though, it breaks %s in %d of its %d runs of %d requests (up to %s).", ProfileTitle(b.s, br.Profile), bound, br.Broke, br.Runs, b.s.Profiles[br.Profile].Requests, value(br.Metric, br.Worst)))
 	}
 	return out
 }

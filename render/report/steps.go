@@ -468,7 +468,7 @@ func (b *builder) outliers(ss *schema.Step, st decide.Step) d.Text {
 }
 
 // smallGain is a gain that run-to-run noise alone commonly gives.
-const smallGain = 0.02
+const smallGain = 0.03
 
 // bigEffect says whether a ratio is too far from 1 for run-to-run noise
 // (a few percent on a quiet GPU host) to explain it, so a caveat about
@@ -589,7 +589,7 @@ func (b *builder) spreadNote(c *decide.Comparison) d.Text {
 	if name == nil {
 		return nil
 	}
-	return d.M("In this study the runs of one configuration (%s) differ by %s among themselves, more than this difference of %s.", name, pct(round3(widest)), pct(round3(gapShare(b.s.Objective.Metric, c.Ratio))))
+	return d.M("In this study the runs of one configuration (%s) differ by %s of their mean, more than this difference of %s.", name, pct(round3(widest)), pct(round3(gapShare(b.s.Objective.Metric, c.Ratio))))
 }
 
 // inSpread is the study's widest run spread and the option it belongs
@@ -617,6 +617,7 @@ func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
 func (b *builder) widestSpread() (float64, d.Text) {
 	var widest float64
 	var name d.Text
+	runs := 0
 	for _, st := range b.a.Steps {
 		for _, o := range st.Options {
 			v := o.Value
@@ -624,9 +625,12 @@ func (b *builder) widestSpread() (float64, d.Text) {
 				continue
 			}
 			if w := (*v.High - *v.Low) / v.Mean; w > widest {
-				widest, name = w, b.optionName(studyStep(b.s, st.ID), o.Variant)
+				widest, name, runs = w, b.optionName(studyStep(b.s, st.ID), o.Variant), v.Runs
 			}
 		}
+	}
+	if name != nil {
+		name = d.M("%s, %d runs", name, runs)
 	}
 	return widest, name
 }
