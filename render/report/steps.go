@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"servelab.dev/i18n"
 	"slices"
+	"strconv"
 	"strings"
 
 	"servelab.dev/execute/decide"
@@ -287,13 +289,22 @@ func pairText(name string, p *decide.Pair) d.Text {
 	return d.M("%s %s against %s, longer by %s (%s)", d.Lit(name), ms(p.A), ms(p.B), ms(diff), RatioText("ttft.mean", p.Ratio))
 }
 
+// enPrinter rounds figures as every page prints them.
+var enPrinter = i18n.MustNew("en")
+
 // shown is v as value prints it (two decimals in the metric's printed
 // unit), back in the metric's unit.
 func shown(metric string, v float64) float64 {
-	if strings.HasPrefix(metric, "latency.") {
-		return math.Round(v/10) * 10 // seconds with two decimals
+	// Rounded as the printer rounds (the float's exact value), so that a
+	// difference of shown figures is the difference a reader computes.
+	round := func(x float64) float64 {
+		r, _ := strconv.ParseFloat(strings.ReplaceAll(enPrinter.Num(x, 2), ",", ""), 64)
+		return r
 	}
-	return math.Round(v*100) / 100
+	if strings.HasPrefix(metric, "latency.") {
+		return round(v/1000) * 1000 // seconds with two decimals
+	}
+	return round(v)
 }
 
 func verdictText(s *schema.Study, c *decide.Comparison) d.Text {

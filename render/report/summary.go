@@ -52,7 +52,7 @@ func (b *builder) summary() {
 	left := dropOutlier(&c)
 	b.doc.Add(t, c)
 	if left != nil {
-		b.doc.Add(d.Para{Text: d.M("The chart leaves out the step \"%s\", whose figures are over twice any other step's and would flatten the rest; the table above has them.", left)})
+		b.doc.Add(d.Para{Text: d.M("The chart leaves out the step \"%s\": one of its figures is over twice any other step's and would flatten the rest; the table above has it.", left)})
 	}
 }
 
