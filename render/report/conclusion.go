@@ -211,9 +211,9 @@ func (b *builder) validationNotes() {
 	for _, n := range b.a.Notes {
 		switch n {
 		case decide.DerivedLatencyNote:
-			key := "A mean latency marked ≤ or ≈ is derived because the runs' benchmark output has none. At a fixed concurrency N it is N × the run's duration ÷ its completed requests (Little's law): an upper bound, marked ≤, as fewer requests are in flight while a run starts and drains, and exact at concurrency 1, marked ≈. Two such figures at one concurrency compare as their request throughputs do, so the speed-ups hold, to within a few percent, although the figures are bounds. Elsewhere ≈ marks TTFT + TPOT × (mean output tokens − 1)."
+			key := "A mean latency marked ≤ or ≈ is derived because the runs' benchmark output has none. At a fixed concurrency N it is N × the run's duration ÷ its completed requests (Little's law): an upper bound, marked ≤, as fewer requests are in flight while a run starts and drains, and exact at concurrency 1, marked ≈. Two such bounds at one concurrency compare exactly as the runs' request throughputs do; the true mean latencies compare the same way only where starting and draining inflate both alike, so a speed-up may be off by a few percent. Elsewhere ≈ marks TTFT + TPOT × (mean output tokens − 1)."
 			if b.allFixedConcurrency() {
-				key = "A mean latency marked ≤ or ≈ is derived because the runs' benchmark output has none: N × the run's duration ÷ its completed requests at concurrency N (Little's law). Above concurrency 1 it is an upper bound, marked ≤, as fewer requests are in flight while a run starts and drains; at concurrency 1 it is exact, marked ≈. Two such figures at one concurrency compare as their request throughputs do, so the speed-ups hold, to within a few percent, although the figures are bounds."
+				key = "A mean latency marked ≤ or ≈ is derived because the runs' benchmark output has none: N × the run's duration ÷ its completed requests at concurrency N (Little's law). Above concurrency 1 it is an upper bound, marked ≤, as fewer requests are in flight while a run starts and drains; at concurrency 1 it is exact, marked ≈. Two such bounds at one concurrency compare exactly as the runs' request throughputs do; the true mean latencies compare the same way only where starting and draining inflate both alike, so a speed-up may be off by a few percent."
 			}
 			t := []d.Text{d.M(key)}
 			if c := b.formulaCheck(); c != nil {
@@ -239,9 +239,29 @@ func (b *builder) validationChart() d.Chart {
 	if b.s.Objective.Lead == "latency.mean" {
 		m, pick = "latency.mean", func(r decide.ValidationRow) *decide.ValidationRow { return r.Latency }
 	}
-	c := b.loadChart("validation", d.M("%s, baseline and optimized", d.Cap{Text: MetricName(m)}), chartUnit(m), pick)
+	title := d.M("%s, baseline and optimized", d.Cap{Text: MetricName(m)})
+	if m == "latency.mean" && b.latencyBounds() {
+		title = d.M("%s, baseline and optimized (upper bounds above concurrency 1)", d.Cap{Text: MetricName(m)})
+	}
+	c := b.loadChart("validation", title, chartUnit(m), pick)
 	c.Tabled = true
 	return c
+}
+
+// latencyBounds reports whether a validation row's mean latency is
+// derived by Little's law above concurrency 1, so that a chart of it
+// draws upper bounds.
+func (b *builder) latencyBounds() bool {
+	for _, row := range b.measured() {
+		l := &row
+		if row.Metric != "latency.mean" {
+			l = row.Latency
+		}
+		if l != nil && (l.Final != nil && l.Final.Derived || l.Baseline != nil && l.Baseline.Derived) && b.derivedMark(row.Profile) == "≤" {
+			return true
+		}
+	}
+	return false
 }
 
 func mean(v *decide.Value, metric string) float64 {

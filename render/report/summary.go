@@ -153,6 +153,9 @@ func (b *builder) latencyBars() (d.Chart, bool) {
 func (b *builder) sweepChart() (d.Chart, bool) {
 	c := d.Chart{ID: "sweep", Kind: "xy", Unit: "s", XUnit: "tok/s", XName: d.Cap{Text: MetricName("output_throughput")},
 		Title: d.Cap{Text: MetricName("latency.mean")}}
+	if b.latencyBounds() {
+		c.Title = d.M("%s (upper bounds above concurrency 1)", d.Cap{Text: MetricName("latency.mean")})
+	}
 	base, fin := d.Series{Name: d.M("Baseline"), Reference: true}, d.Series{Name: d.M("Optimized")}
 	points := 0
 	rows, _, _, _, joined := b.loadRows()
