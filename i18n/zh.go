@@ -251,7 +251,7 @@ var _ = register(Language{
 		"Invalid record: %s has no %s, the objective's metric.":                                                                                     "无效记录：%s 缺少优化目标的指标（%s）。",
 		"Invalid run: %s failed %d of %d requests; the study allows %s.":                                                                            "无效运行：%[1]s 的 %[3]d 个请求中有 %[2]d 个失败；研究允许的失败比例为 %[4]s。",
 		"First failures: %s.": "最先出现的失败：%s。",
-		"No noise estimate: each side is a single run without per-request samples, so this difference may be run-to-run variation.": "没有噪声估计：每一方都只有一次运行且没有逐请求样本，因此这一差异可能只是运行间的波动。",
+		"No noise estimate: each side is a single run without per-request samples, so this difference may be run-to-run variation.": "没有噪声估计：两侧都只有一次运行，且没有逐请求样本，因此这一差异可能只是运行间的波动。",
 		"No significant difference (~): the %s interval of the ratio (%s), %s to %s, includes 1.":                                   "无显著差异（~）：比值的 %s 置信区间（%s）为 %s 至 %s，包含 1。",
 		"Significantly better: the %s interval of the ratio (%s) is %s to %s.":                                                      "显著更好：比值的 %s 置信区间（%s）为 %s 至 %s。",
 		"Significantly worse: the %s interval of the ratio (%s) is %s to %s.":                                                       "显著更差：比值的 %s 置信区间（%s）为 %s 至 %s。",
