@@ -11,6 +11,7 @@ var _ = register(Language{
 		"metric latency.mean":       "mean latency",
 		"metric latency.median":     "median latency",
 		"metric latency.p99":        "P99 latency",
+		"metric ttft.median":        "median TTFT",
 		"metric ttft.mean":          "mean TTFT",
 		"metric ttft.p99":           "P99 TTFT",
 		"metric tpot.mean":          "mean TPOT",

@@ -95,13 +95,38 @@ func barOption(c d.Chart, p *i18n.Printer) (map[string]any, int, error) {
 	}
 	hatch(out, c)
 	addErrorBars(out, c, p)
-	axis := "xAxis"
+	axis, valueAxis := "xAxis", "yAxis"
 	if l.horizontal {
 		lieDown(out)
-		axis = "yAxis"
+		axis, valueAxis = "yAxis", "xAxis"
 	}
 	everyLabel(out[axis].([]any)[0].(map[string]any))
+	fitLines(out[valueAxis].([]any)[0].(map[string]any), c)
 	return out, l.height, nil
+}
+
+// fitLines ends the value axis above the chart's reference lines as
+// well as its figures: ECharts scales the axis to the data alone, so an
+// SLO bound above every bar would fall off the chart.
+func fitLines(axis map[string]any, c d.Chart) {
+	if len(c.Lines) == 0 {
+		return
+	}
+	top := 0.0
+	for _, l := range c.Lines {
+		top = max(top, l.Value)
+	}
+	for _, s := range c.Series {
+		for i, v := range s.Values {
+			if !math.IsNaN(v) {
+				top = max(top, v)
+			}
+			if s.High != nil && i < len(s.High) && !math.IsNaN(s.High[i]) {
+				top = max(top, s.High[i])
+			}
+		}
+	}
+	axis["max"] = niceMax(top * 1.05)
 }
 
 // palette is ECharts' default series colours, which a chart without a
@@ -434,8 +459,10 @@ func markLines(lines []d.Line, p *i18n.Printer) []charts.SeriesOpts {
 		out = append(out, charts.WithMarkLineNameYAxisItemOpts(opts.MarkLineNameYAxisItem{Name: d.String(l.Name, p), YAxis: l.Value}))
 	}
 	if len(out) > 0 {
+		// The bound's name inside the plot, above the line's end: past
+		// the end it is clipped by the grid's margin.
 		out = append(out, charts.WithMarkLineStyleOpts(opts.MarkLineStyle{Symbol: []string{"none", "none"},
-			Label: &opts.Label{Show: opts.Bool(true), Formatter: "{b}"}}))
+			Label: &opts.Label{Show: opts.Bool(true), Formatter: "{b}", Position: "insideEndTop"}}))
 	}
 	return out
 }

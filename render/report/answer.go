@@ -191,7 +191,7 @@ func (b *builder) unsustained(name d.Text, c *decide.CapacitySide, requests int)
 		served = append(served, d.Num{V: p.Served, Prec: 2})
 	}
 	return d.Sentences(
-		d.M("%s also met the bounds at %s req/s but completed only %s req/s there: a probe of %d requests can end before its queue builds.",
+		d.M("%s also met the bounds at %s req/s but completed only %s req/s there. A probe of %d requests ends about one request latency after its last arrival, so even without a queue it completes less than it was offered, and with a queue it may end before the queue shows in the latencies: such probes cannot tell whether the server keeps up, and the capacity between these rates is unresolved.",
 			name, andList(rates), andList(served), requests),
 		b.probes(c))
 }
@@ -313,6 +313,28 @@ func (b *builder) tradeoffs() {
 	}
 }
 
+// medianShift is how much the final raises metric (a median) at every
+// validation load, in ms and as a ratio, nil unless it does at every one:
+// a shift of the median is the steady part of a cost whose mean a tail
+// can inflate.
+func (b *builder) medianShift(metric string) d.Text {
+	rows := b.measured()
+	if len(rows) < 2 {
+		return nil
+	}
+	lo, hi, rlo, rhi := math.Inf(1), 0.0, math.Inf(1), 0.0
+	for _, row := range rows {
+		base, ok1 := b.metricMean(b.roleKeys("validate/baseline", row.Profile), metric)
+		fin, ok2 := b.metricMean(b.roleKeys("validate/final", row.Profile), metric)
+		if !ok1 || !ok2 || base <= 0 || fin <= base {
+			return nil
+		}
+		lo, hi, rlo, rhi = min(lo, fin-base), max(hi, fin-base), min(rlo, fin/base), max(rhi, fin/base)
+	}
+	return d.M("%s is higher at every load, by %s to %s (%sx to %sx): a steady cost, to which the means above add the tails.",
+		d.Cap{Text: MetricName(metric)}, d.N(lo, "ms"), d.N(hi, "ms"), d.Num{V: rlo, Prec: 2}, d.Num{V: rhi, Prec: 2})
+}
+
 // everywhere names the mean figures the final makes worse at every
 // validation load, with the range of the ratios: a cost no load escapes
 // is a steady one, unlike a tail that one load shows.
@@ -322,7 +344,13 @@ func (b *builder) everywhere(ts []decide.Tradeoff) d.Text {
 		return nil
 	}
 	var parts []d.Text
+	if t := b.medianShift("ttft.median"); t != nil {
+		parts = append(parts, t)
+	}
 	for _, m := range []string{"ttft.mean", "tpot.mean", "itl.mean", "latency.mean"} {
+		if m == "ttft.mean" && len(parts) > 0 {
+			continue // the median says it without the tails
+		}
 		lo, hi, n := math.Inf(1), 0.0, 0
 		for _, t := range ts {
 			if t.Metric == m {

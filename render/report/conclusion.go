@@ -350,9 +350,9 @@ func (b *builder) noiseAdoptions() {
 	if len(parts) == 0 {
 		return
 	}
-	key := "%s were adopted on single runs for gains smaller than the usual difference between runs of one configuration (these options ran once), so they may bring nothing. The command keeps them by the study's rule (minimum gain %s); they can be left out."
+	key := "%s were adopted on single runs for gains under 3%%, which a single run cannot tell from run-to-run variation (servelab's default minimum gain is 3%% for that reason), so they may bring nothing. The command keeps them by the study's rule (minimum gain %s); they can be left out."
 	if len(parts) == 1 {
-		key = "%s was adopted on single runs for a gain smaller than the usual difference between runs of one configuration (these options ran once), so it may bring nothing. The command keeps it by the study's rule (minimum gain %s); it can be left out."
+		key = "%s was adopted on single runs for a gain under 3%%, which a single run cannot tell from run-to-run variation (servelab's default minimum gain is 3%% for that reason), so it may bring nothing. The command keeps it by the study's rule (minimum gain %s); it can be left out."
 	}
 	b.doc.Add(d.Note{Text: d.M(key, andList(parts), pct(b.s.Objective.MinGain))})
 }

@@ -34,7 +34,7 @@ func EngineName(kind string) string {
 // MetricName names a metric in prose.
 func MetricName(metric string) d.Text {
 	switch metric {
-	case "latency.mean", "latency.median", "latency.p99", "ttft.mean", "ttft.p99", "tpot.mean", "itl.mean",
+	case "latency.mean", "latency.median", "latency.p99", "ttft.mean", "ttft.median", "ttft.p99", "tpot.mean", "itl.mean",
 		"output_throughput", "request_throughput", "total_throughput", "tpot.p99", "latency.p90", "ttft.p90",
 		"tpot.p90", "itl.p90", "itl.p99", "goodput", "failed", "capacity":
 		return d.M("metric " + metric)

@@ -578,8 +578,20 @@ func (b *builder) closeCall(ss *schema.Step, st decide.Step) d.Text {
 	if gap >= spread {
 		return nil
 	}
-	return d.M("Close call: the runner-up, %s (%s), trails %s by %s (%s), less than the spread of the winner's own runs (%s to %s). The order of the two is not settled; run both again before preferring one.",
+	t := d.M("Close call: the runner-up, %s (%s), trails %s by %s (%s), less than the spread of the winner's own runs (%s to %s). The order of the two is not settled; run both again before preferring one.",
 		b.optionName(ss, next.Variant), value(m, r.Mean), b.optionName(ss, win.Variant), value(m, gap), pct(gap/w.Mean), value(m, *w.Low), value(m, *w.High))
+	if w.Runs == 2 && r.Runs == 1 {
+		// Two runs against one: the winner's extra run may come from
+		// another phase of the study, so set its weaker run alone
+		// beside the runner-up's single one.
+		weak := *w.Low
+		if b.s.Objective.Goal == "min" {
+			weak = *w.High
+		}
+		lead := math.Abs(weak - r.Mean)
+		return d.Sentences(t, d.M("Run for run, the winner's weaker run (%s) leads by only %s (%s).", value(m, weak), value(m, lead), pct(lead/weak)))
+	}
+	return t
 }
 
 // better reports whether x beats y on the objective, by its goal as the
