@@ -298,7 +298,11 @@ func (b *builder) tradeoffs() {
 	var after []d.Text
 	switch {
 	case single > 0 && pooled == 0:
-		after = append(after, d.M("Each of these figures comes from a single run on each side: a P99 of one run rests on its few slowest requests, so repeat the runs before weighing a tail."))
+		key := "Each of these figures comes from a single run on each side: a P99 of one run rests on its few slowest requests, so repeat the runs before weighing a tail."
+		if len(items) == 1 {
+			key = "This figure comes from a single run on each side: a P99 of one run rests on its few slowest requests, so repeat the runs before weighing a tail."
+		}
+		after = append(after, d.M(key))
 	case single > 0:
 		after = append(after, d.M("The figures without a run count come from a single run on each side: a P99 of one run rests on its few slowest requests, so repeat those runs before weighing a tail."))
 	}
@@ -393,7 +397,11 @@ func (b *builder) unsettled() {
 	if len(items) == 0 {
 		return
 	}
-	b.doc.Add(d.Para{Text: d.M("Worse on average as well, but the runs disagree too much to call it a cost; repeat them before weighing it:")}, d.List{Items: items})
+	key := "Worse on average as well, but the runs disagree too much to call them a cost; repeat them before weighing them:"
+	if len(items) == 1 {
+		key = "Worse on average as well, but the runs disagree too much to call it a cost; repeat them before weighing it:"
+	}
+	b.doc.Add(d.Para{Text: d.M(key)}, d.List{Items: items})
 }
 
 // figure is the validation figure of metric at profile, wherever the
