@@ -34,16 +34,20 @@ type CapacitySide struct {
 }
 
 // ServedProbe is a probe that met the SLO at Rate while its runs served
-// only Served requests a second.
+// only Served requests a second over their arrivals, or (Most > 0) at a
+// rate above the Most the configuration served at any load of fixed
+// concurrency, which it cannot sustain however short probes fare.
 type ServedProbe struct {
 	Rate   float64 `json:"rate"`
 	Served float64 `json:"served"`
+	Most   float64 `json:"most,omitempty"`
 }
 
 // KeptUp is the share of its offered rate a probe's runs must complete
-// for the rate to count as sustained. A Poisson probe of a few dozen
-// requests draws its arrivals some percent off the nominal rate, so the
-// share stops short of 1.
+// over their arrivals (the run's duration less its mean latency, the
+// drain of its last requests) for the rate to count as sustained. A
+// Poisson probe of a few dozen requests draws its arrivals some percent
+// off the nominal rate, so the share stops short of 1.
 const KeptUp = 0.9
 
 // CapacityRow is a validation profile that is a capacity search: the
@@ -89,8 +93,13 @@ func (d *decider) capacitySide(prof schema.Profile, trials []*plan.Trial) *Capac
 func (d *decider) sustained(c *CapacitySide, trials []*plan.Trial) {
 	probes := slices.Clone(c.Search.Probes)
 	slices.SortFunc(probes, func(x, y plan.Probe) int { return cmp.Compare(y.Rate, x.Rate) })
+	most := d.mostServed(trials)
 	for _, p := range probes {
 		if !p.Meets {
+			continue
+		}
+		if most > 0 && p.Rate > most {
+			c.Unsustained = append(c.Unsustained, ServedProbe{Rate: p.Rate, Most: most})
 			continue
 		}
 		served, ok := d.served(p.Rate, trials)
@@ -105,7 +114,10 @@ func (d *decider) sustained(c *CapacitySide, trials []*plan.Trial) {
 	}
 }
 
-// served is the mean request throughput of the runs probing rate.
+// served is the mean rate the runs probing rate completed requests at
+// over their arrivals: completed ÷ (duration − mean latency), since a
+// run lasts about one latency past its last arrival even without a
+// queue, and in a short probe that drain weighs.
 func (d *decider) served(rate float64, trials []*plan.Trial) (float64, bool) {
 	var xs []float64
 	for _, t := range trials {
@@ -113,7 +125,11 @@ func (d *decider) served(rate float64, trials []*plan.Trial) (float64, bool) {
 			continue
 		}
 		for _, r := range d.runs[t.Key] {
-			if v, ok := d.runValue(r, "request_throughput"); ok {
+			m := r.Metrics
+			lat, _, ok := metricOf(r, "latency.mean")
+			if span := m.Duration - lat/1000; ok && span > 0 && m.Completed > 0 {
+				xs = append(xs, float64(m.Completed)/span)
+			} else if v, ok := d.runValue(r, "request_throughput"); ok {
 				xs = append(xs, v)
 			}
 		}
@@ -122,6 +138,34 @@ func (d *decider) served(rate float64, trials []*plan.Trial) (float64, bool) {
 		return 0, false
 	}
 	return mean(xs), true
+}
+
+// mostServed is the highest request rate any run of the probes'
+// configuration completed at a fixed concurrency (every slot busy): a
+// rate of arrivals above it cannot be sustained. 0 where there is none.
+func (d *decider) mostServed(trials []*plan.Trial) float64 {
+	if len(trials) == 0 || trials[0].Spec == nil {
+		return 0
+	}
+	want := serveKey(*trials[0].Spec)
+	most := 0.0
+	for _, rs := range d.runs {
+		for _, r := range rs {
+			if r.Trial.Profile.Kind != "concurrency" || serveKey(r.Trial) != want {
+				continue
+			}
+			if v, ok := d.runValue(r, "request_throughput"); ok {
+				most = max(most, v)
+			}
+		}
+	}
+	return most
+}
+
+// serveKey names a configuration as served, whatever the load on it.
+func serveKey(s plan.Spec) string {
+	s.Profile, s.Benchmark, s.Repeat = plan.ProfileSpec{}, plan.BenchmarkSpec{}, 0
+	return s.Key()
 }
 
 // capacityRow is the validation of a search profile: each side's search.

@@ -148,12 +148,12 @@ func (b *builder) capacities() {
 			parts = append(parts,
 				d.M("%s (%s): between %s and %s for the recommended configuration, between %s and %s for the baseline.", title, bounds,
 					d.N(f, "req/s"), d.N(fu, "req/s"), d.N(base, "req/s"), d.N(bu, "req/s")),
-				d.M("The lower rate of each is the highest that met the bounds while the server kept up, completing at least %s of the offered rate; the higher is the next rate probed, which broke them or did not keep up. Each rate was probed once, with %d requests, so probes of a minute or more per rate would place the capacities closer.",
+				d.M("The lower rate of each is the highest that met the bounds while the server kept up, completing at least %s of the offered rate over the arrivals and no more than it served at any fixed concurrency; the higher is the next rate probed, which broke them or did not keep up. Each rate was probed once, with %d requests, so probes of a minute or more per rate would place the capacities closer.",
 					d.Num{V: 100 * decide.KeptUp, Unit: "%"}, req))
 		} else {
 			parts = append(parts,
 				d.M("%s (%s): %s for the recommended configuration, %s for the baseline.", title, bounds, capacityText(c.Final), capacityText(c.Baseline)),
-				d.M("Each is the highest rate that met the bounds while the server kept up, completing at least %s of the offered rate; each rate was probed once, with %d requests.",
+				d.M("Each is the highest rate that met the bounds while the server kept up, completing at least %s of the offered rate over the arrivals and no more than it served at any fixed concurrency; each rate was probed once, with %d requests.",
 					d.Num{V: 100 * decide.KeptUp, Unit: "%"}, req))
 		}
 		for _, side := range []struct {
@@ -185,15 +185,26 @@ func (b *builder) unsustained(name d.Text, c *decide.CapacitySide, requests int)
 	if c == nil || len(c.Unsustained) == 0 {
 		return nil
 	}
-	var rates, served []d.Text
+	var rates, served, above []d.Text
+	most := 0.0
 	for _, p := range slices.Backward(c.Unsustained) {
+		if p.Most > 0 {
+			above, most = append(above, d.Num{V: p.Rate, Prec: 2}), p.Most
+			continue
+		}
 		rates = append(rates, d.Num{V: p.Rate, Prec: 2})
 		served = append(served, d.Num{V: p.Served, Prec: 2})
 	}
-	return d.Sentences(
-		d.M("%s also met the bounds at %s req/s but completed only %s req/s there. A probe of %d requests ends about one request latency after its last arrival, so even without a queue it completes less than it was offered, and with a queue it may end before the queue shows in the latencies: such probes cannot tell whether the server keeps up, and the capacity between these rates is unresolved.",
-			name, andList(rates), andList(served), requests),
-		b.probes(c))
+	var parts []d.Text
+	if len(rates) > 0 {
+		parts = append(parts, d.M("%s also met the bounds at %s req/s but completed only %s req/s there over the arrivals (the run less its last requests' drain): in a probe of %d requests it fell behind.",
+			name, andList(rates), andList(served), requests))
+	}
+	if len(above) > 0 {
+		parts = append(parts, d.M("%s also met the bounds at %s req/s, above the %s req/s it completed at most at any fixed concurrency, every slot busy: arrivals that fast build a queue without end, which a probe of %d requests ends too soon to show.",
+			name, andList(above), d.Num{V: most, Prec: 2}, requests))
+	}
+	return d.Sentences(append(parts, b.probes(c))...)
 }
 
 // probes lists a search's probes by rate, each with whether it met the
@@ -214,7 +225,11 @@ func (b *builder) probes(c *decide.CapacitySide) d.Text {
 		}
 		if i := slices.IndexFunc(c.Unsustained, func(u decide.ServedProbe) bool { return u.Rate == p.Rate }); i >= 0 {
 			mark = "✗"
-			fig = append(fig, d.M("completed %s", d.N(c.Unsustained[i].Served, "req/s")))
+			if u := c.Unsustained[i]; u.Most > 0 {
+				fig = append(fig, d.M("above the most served"))
+			} else {
+				fig = append(fig, d.M("completed %s", d.N(u.Served, "req/s")))
+			}
 		}
 		item := d.Join{Sep: " ", Parts: []d.Text{d.N(p.Rate, "req/s"), d.Lit(mark)}}
 		if len(fig) > 0 {
