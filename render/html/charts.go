@@ -230,7 +230,7 @@ func lieDown(opt map[string]any) {
 		}
 		for _, item := range s["data"].([]any) {
 			if l, ok := item.(map[string]any)["label"].(map[string]any); ok {
-				l["position"] = map[any]string{"insideBottom": "insideLeft"}[l["position"]]
+				l["position"] = map[any]string{"insideBottom": "insideLeft", "inside": "inside"}[l["position"]]
 				if l["position"] == "" {
 					l["position"] = "right"
 				}
