@@ -25,10 +25,11 @@ type CapacitySide struct {
 	High   float64     `json:"high"`
 	Search plan.Search `json:"search"`
 	// Sustained is the highest probed rate that met the SLO while its
-	// runs kept up, completing at least KeptUp of the offered rate; nil
-	// when none did. A short probe can end before its queue builds and
-	// so pass a rate the server cannot sustain: Unsustained are those
-	// probes above Sustained, with the rate each served.
+	// runs kept up, completing at least KeptUp of the offered rate over
+	// their arrivals, at or below the most the configuration served at a
+	// fixed concurrency; nil when none did. A short probe can end before
+	// its queue builds and so pass a rate the server cannot sustain:
+	// Unsustained are those probes above Sustained, and why.
 	Sustained   *float64      `json:"sustained"`
 	Unsustained []ServedProbe `json:"unsustained,omitempty"`
 }
