@@ -224,11 +224,10 @@ func (b *builder) probes(c *decide.CapacitySide) d.Text {
 			fig = append(fig, value(bound.Metric, v))
 		}
 		if i := slices.IndexFunc(c.Unsustained, func(u decide.ServedProbe) bool { return u.Rate == p.Rate }); i >= 0 {
-			mark = "✗"
 			if u := c.Unsustained[i]; u.Most > 0 {
-				fig = append(fig, d.M("above the most served"))
+				fig = append(fig, d.M("not counted: above the most served"))
 			} else {
-				fig = append(fig, d.M("completed %s", d.N(u.Served, "req/s")))
+				fig = append(fig, d.M("not counted: completed %s", d.N(u.Served, "req/s")))
 			}
 		}
 		item := d.Join{Sep: " ", Parts: []d.Text{d.N(p.Rate, "req/s"), d.Lit(mark)}}
@@ -237,7 +236,7 @@ func (b *builder) probes(c *decide.CapacitySide) d.Text {
 		}
 		items = append(items, item)
 	}
-	return d.M("Its probes (%s in brackets; ✗ where a probe broke the bounds or did not keep up): %s.", MetricName(bound.Metric), d.Join{Sep: ", ", Parts: items})
+	return d.M("Its probes (✓ met the bounds, ✗ broke them; %s in brackets): %s.", MetricName(bound.Metric), d.Join{Sep: ", ", Parts: items})
 }
 
 // probeFigure is metric over the final's probe runs at rate.
