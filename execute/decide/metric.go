@@ -98,8 +98,8 @@ func metricOf(r *record.Record, metric string) (v float64, derived, ok bool) {
 
 // derivedLatency is a run's mean request latency where its source
 // printed none. At a fixed concurrency N, Little's law gives it from the
-// run itself: N × duration ÷ completed requests, exact at N = 1 and a
-// little high above it (fewer requests are in flight while a run starts
+// run itself: N × duration ÷ completed requests, exact at N = 1 and an
+// upper bound above it (fewer requests are in flight while a run starts
 // and drains), and it ranks runs of one profile as their throughput
 // does. Elsewhere it is TTFT + TPOT × (mean output tokens − 1), the
 // formula the seeds use: exact for each request, an approximation for

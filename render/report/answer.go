@@ -362,11 +362,12 @@ func (b *builder) everywhere(ts []decide.Tradeoff) d.Text {
 		return nil
 	}
 	var parts []d.Text
-	if t := b.medianShift("ttft.median"); t != nil {
-		parts = append(parts, t)
+	median := b.medianShift("ttft.median")
+	if median != nil {
+		parts = append(parts, median)
 	}
 	for _, m := range []string{"ttft.mean", "tpot.mean", "itl.mean", "latency.mean"} {
-		if m == "ttft.mean" && len(parts) > 0 {
+		if m == "ttft.mean" && median != nil {
 			continue // the median says it without the tails
 		}
 		lo, hi, n := math.Inf(1), 0.0, 0
