@@ -227,9 +227,13 @@ func (c *checker) runTokens() {
 	for _, name := range slices.Sorted(maps.Keys(c.s.Profiles)) {
 		p := c.s.Profiles[name]
 		out := c.s.Benchmark.MaxOutputFor(c.s.DatasetOf(p))
-		if n := int64(p.Requests+warm) * int64(out); n > MaxRunTokens {
+		req := p.Requests
+		if p.Search != nil {
+			req = p.Search.Requests(req, p.Search.High)
+		}
+		if n := int64(req+warm) * int64(out); n > MaxRunTokens {
 			c.errorf([]any{"profiles", name, "requests"}, "%d requests (and %d warm-up) of up to %d output tokens make %d tokens, more than one run keeps in memory (%d): send fewer requests or shorter outputs",
-				p.Requests, warm, out, n, MaxRunTokens)
+				req, warm, out, n, MaxRunTokens)
 		}
 	}
 }
@@ -297,6 +301,8 @@ func (c *checker) search(o Objective) {
 			c.errorf(parts, "high %v must be above low %v", sr.High, sr.Low)
 		case sr.Precision >= sr.High-sr.Low:
 			c.errorf(at(parts, "precision"), "precision %v must be finer than the bracket %v to %v", sr.Precision, sr.Low, sr.High)
+		case sr.Requests(c.s.Profiles[name].Requests, sr.High) > MaxRequests:
+			c.errorf(at(parts, "seconds"), "a probe of %v s at the high end (%v req/s) sends more than %d requests: shorten seconds or lower high", sr.Seconds, sr.High, MaxRequests)
 		case len(o.Constraints) == 0:
 			c.errorf(parts, "a search looks for the highest rate within the SLO: add objective.constraints (e.g. [{metric: \"ttft.p99\", max: 500}])")
 		}

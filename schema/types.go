@@ -1,6 +1,9 @@
 package schema
 
-import "strings"
+import (
+	"math"
+	"strings"
+)
 
 // Text is prose in the report languages.
 type Text struct {
@@ -305,6 +308,9 @@ type Search struct {
 	Precision  float64 `json:"precision"`
 	Arrivals   string  `json:"arrivals,omitempty"`
 	Burstiness float64 `json:"burstiness,omitempty"`
+	// Seconds makes every probe last about as long: a probe sends
+	// rate × Seconds requests, or the profile's requests if more.
+	Seconds float64 `json:"seconds,omitempty"`
 }
 
 // Probe is the profile a search runs at rate.
@@ -315,7 +321,18 @@ func (p Profile) Probe(rate float64) Profile {
 		q.Kind = "constant"
 	}
 	q.Burstiness = p.Search.Burstiness
+	q.Requests = p.Search.Requests(p.Requests, rate)
 	return q
+}
+
+// Requests is how many requests the probe at rate sends, given the
+// profile's requests: a queue that grows takes time to show, so a
+// probe by duration sends more the faster it sends them.
+func (sr Search) Requests(min int, rate float64) int {
+	if n := int(math.Ceil(rate * sr.Seconds)); n > min {
+		return n
+	}
+	return min
 }
 
 // Objective is what a study optimises and the rule that adopts a variant.

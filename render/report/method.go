@@ -148,6 +148,9 @@ func profileYAML(s *schema.Study, name string) string {
 		if sr.Burstiness > 0 {
 			fmt.Fprintf(&b, "burstiness: %s\n", trim(sr.Burstiness))
 		}
+		if sr.Seconds > 0 {
+			fmt.Fprintf(&b, "probe_seconds: %s\n", trim(sr.Seconds))
+		}
 	case "trace":
 		fmt.Fprintf(&b, "arrivals: trace\ntime_scale: %s\n", trim(timeScale(p)))
 		if p.Concurrency > 0 {
