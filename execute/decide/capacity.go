@@ -18,12 +18,15 @@ type CapacitySide struct {
 	AboveHigh bool       `json:"aboveHigh"`
 	Bracket   [2]float64 `json:"bracket"`
 	Probes    int        `json:"probes"`
-	// Known is false while the search still needs a probe.
-	Known  bool        `json:"known"`
-	Next   float64     `json:"next,omitempty"`
-	Low    float64     `json:"low"`
-	High   float64     `json:"high"`
-	Search plan.Search `json:"search"`
+	// Known is false while the search still needs a probe: Next, a new
+	// rate, or (Confirm) a second run at a rate whose first run broke a
+	// bound in its tail alone.
+	Known   bool        `json:"known"`
+	Next    float64     `json:"next,omitempty"`
+	Confirm bool        `json:"confirm,omitempty"`
+	Low     float64     `json:"low"`
+	High    float64     `json:"high"`
+	Search  plan.Search `json:"search"`
 	// Sustained is the highest probed rate that met the SLO while its
 	// runs kept up, completing at least KeptUp of the offered rate over
 	// their arrivals, at or below the most the configuration served at a
@@ -83,9 +86,12 @@ func (d *decider) capacitySide(prof schema.Profile, trials []*plan.Trial) *Capac
 		r := sr.Capacity
 		c.Rate = &r
 	}
-	if c.Known {
-		d.sustained(c, trials)
+	for _, t := range trials {
+		c.Confirm = c.Confirm || !c.Known && t.Rate == sr.Next && len(d.runs[t.Key]) > 0
 	}
+	// An unfinished search still bounds the capacity from below by the
+	// probes it has; the page says it is unfinished.
+	d.sustained(c, trials)
 	return c
 }
 

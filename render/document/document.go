@@ -425,9 +425,10 @@ func (d *Doc) Add(b ...Block) { d.Blocks = append(d.Blocks, b...) }
 // for code and machine-read places (chart data, benchmark blocks).
 func Fixed(v float64) Lit { return Lit(fmt.Sprintf("%.2f", v)) }
 
-// Num is a figure in prose: written with Prec decimals (-1: as many as
-// it has, up to two) and the language's decimal mark and grouping,
-// followed by its unit in the language's symbols ("1,26 с" in Russian).
+// Num is a figure in prose: written with Prec decimals (negative: as
+// many as it has, up to two, or up to -Prec when that is more) and the
+// language's decimal mark and grouping, followed by its unit in the
+// language's symbols ("1,26 с" in Russian).
 type Num struct {
 	V    float64
 	Prec int
@@ -440,8 +441,9 @@ func N(v float64, unit string) Num { return Num{V: v, Prec: 2, Unit: unit} }
 func (n Num) In(p *i18n.Printer, f Format) string {
 	prec := n.Prec
 	if prec < 0 {
+		most := max(2, -n.Prec)
 		prec = 0
-		for prec < 2 && math.Abs(n.V*math.Pow10(prec)-math.Round(n.V*math.Pow10(prec))) > 1e-9 {
+		for prec < most && math.Abs(n.V*math.Pow10(prec)-math.Round(n.V*math.Pow10(prec))) > 1e-9 {
 			prec++
 		}
 	}

@@ -104,15 +104,18 @@ func capacityText(c *decide.CapacitySide) d.Text {
 	case c == nil:
 		return d.M("not measured")
 	case !c.Known:
+		if lo, hi, ok := edges(c); ok {
+			return d.M("between %s and %s so far (the search was not finished)", rateN(lo), rateN(hi))
+		}
 		return d.M("not known yet")
 	case c.BelowLow:
-		return d.M("below %s", d.N(c.Low, "req/s"))
+		return d.M("below %s", rateN(c.Low))
 	case c.Sustained == nil:
 		return d.M("not established")
 	case c.AboveHigh && *c.Sustained == c.High:
-		return d.M("at least %s", d.N(c.High, "req/s"))
+		return d.M("at least %s", rateN(c.High))
 	}
-	return d.N(*c.Sustained, "req/s")
+	return rateN(*c.Sustained)
 }
 
 // measured are the validation rows of fixed loads: a capacity search's
@@ -129,38 +132,40 @@ func (b *builder) measured() []decide.ValidationRow {
 
 // capacities states every validation search's answer for the final and
 // the baseline: the probed rates each capacity lies between where both
-// are known, else each side's rate; how it was read, and how to widen a
-// search that ran out of range. A bar is drawn only for single rates:
-// ranges are in the sentence.
+// are known, else each side's rate; how it was read, a search that did
+// not finish and what it lacks, and how to widen a search that ran out
+// of range. A bar is drawn only for single rates: ranges are in the
+// sentence.
 func (b *builder) capacities() {
 	for _, row := range b.a.Validation {
 		c := row.Capacity
 		if c == nil {
 			continue
 		}
-		req := b.s.Profiles[row.Profile].Requests
+		prof := b.s.Profiles[row.Profile]
 		title, bounds := ProfileTitle(b.s, row.Profile), boundsText(b.s.Objective.Constraints)
 		f, fu, fok := edges(c.Final)
 		base, bu, bok := edges(c.Baseline)
 		ranged := fok && bok
+		kept := d.Num{V: 100 * decide.KeptUp, Unit: "%"}
 		var parts []d.Text
 		if ranged {
 			parts = append(parts,
 				d.M("%s (%s): between %s and %s for the recommended configuration, between %s and %s for the baseline.", title, bounds,
-					d.N(f, "req/s"), d.N(fu, "req/s"), d.N(base, "req/s"), d.N(bu, "req/s")),
-				d.M("The lower rate of each is the highest that met the bounds while the server kept up, completing at least %s of the offered rate over the arrivals and no more than it served at any fixed concurrency; the higher is the next rate probed, which broke them or did not keep up. Each rate was probed once, with %d requests, so probes of a minute or more per rate would place the capacities closer.",
-					d.Num{V: 100 * decide.KeptUp, Unit: "%"}, req))
+					rateN(f), rateN(fu), rateN(base), rateN(bu)),
+				d.M("The lower rate of each is the highest that met the bounds while the server kept up, completing at least %s of the offered rate over the arrivals and no more than it served at any fixed concurrency; the higher is the lowest rate above it that broke them or did not keep up.", kept))
 		} else {
 			parts = append(parts,
 				d.M("%s (%s): %s for the recommended configuration, %s for the baseline.", title, bounds, capacityText(c.Final), capacityText(c.Baseline)),
-				d.M("Each is the highest rate that met the bounds while the server kept up, completing at least %s of the offered rate over the arrivals and no more than it served at any fixed concurrency; each rate was probed once, with %d requests.",
-					d.Num{V: 100 * decide.KeptUp, Unit: "%"}, req))
+				d.M("Each is the highest rate that met the bounds while the server kept up, completing at least %s of the offered rate over the arrivals and no more than it served at any fixed concurrency.", kept))
 		}
+		parts = append(parts, probeSize(prof))
 		for _, side := range []struct {
 			name d.Text
+			role string
 			c    *decide.CapacitySide
-		}{{d.M("The recommended configuration"), c.Final}, {d.M("The baseline"), c.Baseline}} {
-			if t := b.unsustained(side.name, side.c, req); t != nil {
+		}{{d.M("The recommended configuration"), "validate/final", c.Final}, {d.M("The baseline"), "validate/baseline", c.Baseline}} {
+			if t := b.searchSide(side.name, side.role, side.c, prof); t != nil {
 				parts = append(parts, t)
 			}
 		}
@@ -177,40 +182,95 @@ func (b *builder) capacities() {
 	}
 }
 
-// unsustained names a side's probes that met the bounds without keeping
-// up, with what each completed, and lists the side's probes, so a reader
-// can size from the rates that passed with room; nil when there are
-// none.
-func (b *builder) unsustained(name d.Text, c *decide.CapacitySide, requests int) d.Text {
-	if c == nil || len(c.Unsustained) == 0 {
+// rateN is a probed rate as the search chose it (7.375 req/s, not 7.38):
+// a probe's rate is exact, and rounding it would blur two probes.
+func rateN(v float64) d.Num { return d.Num{V: v, Prec: -3, Unit: "req/s"} }
+
+// probeSize says how long a search's probes were.
+func probeSize(p schema.Profile) d.Text {
+	if sec := p.Search.Seconds; sec > 0 {
+		return d.M("Each probe sent its rate for about %s (rate × %s requests, at least %d).", d.Num{V: sec, Prec: -1, Unit: "s"}, d.Num{V: sec, Prec: -1}, p.Requests)
+	}
+	return d.M("Each rate was probed once, with %d requests.", p.Requests)
+}
+
+// probeLength is a probe's length as the sentences about one name it.
+func probeLength(p schema.Profile) d.Text {
+	if sec := p.Search.Seconds; sec > 0 {
+		return d.M("a probe of about %s", d.Num{V: sec, Prec: -1, Unit: "s"})
+	}
+	return d.M("a probe of %d requests", p.Requests)
+}
+
+// searchSide tells what a reader needs of one side's search beyond its
+// rate: the probes that met the bounds without counting, and a search
+// left unfinished with the run it lacks; then the side's probes, so a
+// reader can size from the rates that passed with room. nil when there
+// is nothing to add.
+func (b *builder) searchSide(name d.Text, role string, c *decide.CapacitySide, p schema.Profile) d.Text {
+	if c == nil || c.Known && len(c.Unsustained) == 0 {
 		return nil
 	}
 	var rates, served, above []d.Text
 	most := 0.0
-	for _, p := range slices.Backward(c.Unsustained) {
-		if p.Most > 0 {
-			above, most = append(above, d.Num{V: p.Rate, Prec: 2}), p.Most
+	for _, u := range slices.Backward(c.Unsustained) {
+		if u.Most > 0 {
+			above, most = append(above, d.Num{V: u.Rate, Prec: -3}), u.Most
 			continue
 		}
-		rates = append(rates, d.Num{V: p.Rate, Prec: 2})
-		served = append(served, d.Num{V: p.Served, Prec: 2})
+		rates = append(rates, d.Num{V: u.Rate, Prec: -3})
+		served = append(served, d.Num{V: u.Served, Prec: 2})
 	}
 	var parts []d.Text
 	if len(rates) > 0 {
-		parts = append(parts, d.M("%s also met the bounds at %s req/s but completed only %s req/s there over the arrivals (the run less its last requests' drain): in a probe of %d requests it fell behind.",
-			name, andList(rates), andList(served), requests))
+		parts = append(parts, d.M("%s also met the bounds at %s req/s but completed only %s req/s there over the arrivals (the run less its last requests' drain): in %s it fell behind.",
+			name, andList(rates), andList(served), probeLength(p)))
 	}
 	if len(above) > 0 {
-		parts = append(parts, d.M("%s also met the bounds at %s req/s, above the %s req/s it completed at most at any fixed concurrency, every slot busy: arrivals that fast build a queue without end, which a probe of %d requests ends too soon to show.",
-			name, andList(above), d.Num{V: most, Prec: 2}, requests))
+		parts = append(parts, d.M("%s also met the bounds at %s req/s, above the %s req/s it completed at most at any fixed concurrency, every slot busy: arrivals that fast build a queue without end, which %s ends too soon to show.",
+			name, andList(above), d.Num{V: most, Prec: 2}, probeLength(p)))
 	}
-	return d.Sentences(append(parts, b.probes(c))...)
+	if t := b.unfinished(name, role, c); t != nil {
+		parts = append(parts, t)
+	}
+	return d.Sentences(append(parts, b.probes(role, c))...)
+}
+
+// unfinished says what a search that stopped early lacks: a second run
+// at a rate whose first broke a bound in its tail alone (the search
+// confirms such a breach before it moves below the rate), or a probe at
+// a new rate. nil for a finished search.
+func (b *builder) unfinished(name d.Text, role string, c *decide.CapacitySide) d.Text {
+	if c.Known {
+		return nil
+	}
+	if !c.Confirm {
+		return d.M("%s: the search was not finished; its next probe, at %s, was not run.", name, rateN(c.Next))
+	}
+	bound := b.s.Objective.Constraints[0]
+	for _, x := range b.s.Objective.Constraints {
+		if v, ok := b.probeFigure(role, c.Next, x.Metric); ok && !x.Meets(v) {
+			bound = x
+			break
+		}
+	}
+	v, _ := b.probeFigure(role, c.Next, bound.Metric)
+	t := d.M("%s: the search was not finished. Its run at %s broke %s (%s) in its tail alone, above %d times the median, and the search takes a second run at such a rate before it moves below it; that run was not made.",
+		name, rateN(c.Next), MetricName(bound.Metric), value(bound.Metric, v), decide.StallFactor)
+	if lo, _, ok := edges(c); ok {
+		return d.Sentences(t, d.M("If it confirms the breach, the capacity lies between %s and %s.", rateN(lo), rateN(c.Next)))
+	}
+	return t
 }
 
 // probes lists a search's probes by rate, each with whether it met the
-// bounds and the first bound's figure there.
-func (b *builder) probes(c *decide.CapacitySide) d.Text {
+// bounds and the first bound's figure there; a rate still awaiting its
+// confirming run is listed with its first run.
+func (b *builder) probes(role string, c *decide.CapacitySide) d.Text {
 	ps := slices.Clone(c.Search.Probes)
+	if c.Confirm {
+		ps = append(ps, plan.Probe{Rate: c.Next})
+	}
 	slices.SortFunc(ps, func(x, y plan.Probe) int { return cmp.Compare(x.Rate, y.Rate) })
 	bound := b.s.Objective.Constraints[0]
 	var items []d.Text
@@ -220,8 +280,11 @@ func (b *builder) probes(c *decide.CapacitySide) d.Text {
 			mark = "✓"
 		}
 		var fig []d.Text
-		if v, ok := b.probeFigure(p.Rate, bound.Metric); ok {
+		if v, ok := b.probeFigure(role, p.Rate, bound.Metric); ok {
 			fig = append(fig, value(bound.Metric, v))
+		}
+		if c.Confirm && p.Rate == c.Next {
+			fig = append(fig, d.M("one run, not confirmed"))
 		}
 		if i := slices.IndexFunc(c.Unsustained, func(u decide.ServedProbe) bool { return u.Rate == p.Rate }); i >= 0 {
 			if u := c.Unsustained[i]; u.Most > 0 {
@@ -230,7 +293,7 @@ func (b *builder) probes(c *decide.CapacitySide) d.Text {
 				fig = append(fig, d.M("not counted: completed %s", d.N(u.Served, "req/s")))
 			}
 		}
-		item := d.Join{Sep: " ", Parts: []d.Text{d.N(p.Rate, "req/s"), d.Lit(mark)}}
+		item := d.Join{Sep: " ", Parts: []d.Text{rateN(p.Rate), d.Lit(mark)}}
 		if len(fig) > 0 {
 			item = d.Join{Sep: " ", Parts: []d.Text{item, d.Paren{Text: d.Join{Sep: "; ", Parts: fig}}}}
 		}
@@ -239,11 +302,11 @@ func (b *builder) probes(c *decide.CapacitySide) d.Text {
 	return d.M("Its probes (✓ met the bounds, ✗ broke them; %s in brackets): %s.", MetricName(bound.Metric), d.Join{Sep: ", ", Parts: items})
 }
 
-// probeFigure is metric over the final's probe runs at rate.
-func (b *builder) probeFigure(rate float64, metric string) (float64, bool) {
+// probeFigure is metric over one side's (role's) probe runs at rate.
+func (b *builder) probeFigure(role string, rate float64, metric string) (float64, bool) {
 	var keys []string
 	for _, t := range b.a.Plan.Trials {
-		if t.Spec != nil && t.HasRole("validate/final") && t.Spec.Profile.Kind == "poisson" && t.Spec.Profile.Rate == rate {
+		if t.Spec != nil && t.HasRole(role) && t.Spec.Profile.Kind != "concurrency" && t.Spec.Profile.Rate == rate {
 			keys = append(keys, t.Key)
 		}
 	}

@@ -114,3 +114,21 @@ func TestQualityGuard(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }
+
+// An unfinished search states the rate it has so far and the run it
+// still needs, a confirming run where a probe broke the SLO in its tail.
+func TestCapacityUnfinished(t *testing.T) {
+	r := 7.375
+	for _, c := range []struct {
+		side decide.CapacitySide
+		want string
+	}{
+		{decide.CapacitySide{Next: 7.875, Confirm: true, Sustained: &r}, "not known yet: at least 7.375 req/s so far (the search needs a second run at 7.875 req/s"},
+		{decide.CapacitySide{Next: 10.5, Sustained: &r}, "not known yet: at least 7.375 req/s so far (the search needs a probe at 10.5 req/s)"},
+		{decide.CapacitySide{Next: 2}, "not known yet: no probe has met the SLO so far (the search needs a probe at 2 req/s)"},
+	} {
+		if got := capacityText(&c.side); !strings.HasPrefix(got, c.want) {
+			t.Errorf("capacityText = %q, want it to begin %q", got, c.want)
+		}
+	}
+}

@@ -78,14 +78,25 @@ func capacityText(c *decide.CapacitySide) string {
 	switch {
 	case c == nil:
 		return "not measured"
+	case !c.Known && c.Confirm:
+		return fmt.Sprintf("not known yet: %s (the search needs a second run at %g req/s, whose first broke the SLO in its tail alone)", sustained(c), c.Next)
 	case !c.Known:
-		return fmt.Sprintf("not known yet (the search needs a probe at %g req/s)", c.Next)
+		return fmt.Sprintf("not known yet: %s (the search needs a probe at %g req/s)", sustained(c), c.Next)
 	case c.BelowLow:
 		return fmt.Sprintf("below %g req/s (lower search.low)", c.Low)
 	case c.AboveHigh:
 		return fmt.Sprintf("at least %g req/s (raise search.high)", c.High)
 	}
 	return fmt.Sprintf("%g req/s (the next probe, %g req/s, broke the SLO)", *c.Rate, c.Bracket[1])
+}
+
+// sustained is the highest probed rate an unfinished search has found
+// within the SLO while the server kept up.
+func sustained(c *decide.CapacitySide) string {
+	if c.Sustained == nil {
+		return "no probe has met the SLO so far"
+	}
+	return fmt.Sprintf("at least %g req/s so far", *c.Sustained)
 }
 
 // writeAnswers prints each validation search's capacities and the
