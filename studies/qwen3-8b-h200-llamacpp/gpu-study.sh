@@ -11,6 +11,12 @@
 # machine started cold. records.tar.gz holds every result folder the
 # repository lacks (all of this session's so far, whichever call made
 # them), the run's events (--json-events) go to $OUT/events.jsonl.
+# FALLBACK=1 (the default), once the study is complete, measures the
+# printed command against the fallback its note gives for builds without
+# --kv-unified-per-slot
+# (--ctx-size 32768 in its place): each launched in turn, its settings
+# lines compared, and BENCH_RUNS runs of the study's c8 load sent to each
+# with servelab bench; the records come back in fallback/.
 set -uo pipefail
 G=$(cd "$(dirname "$0")" && pwd)
 REPO=$PWD
@@ -23,7 +29,7 @@ t0=$(date +%s)
 stamp() { echo "== $(date -u +%H:%M:%S) (+$(($(date +%s) - t0)) s) $*"; }
 pack() {
 	(cd "$W/study" && for d in results/*/; do [[ -e $REPO/$d ]] || echo "$d"; done >new-dirs.txt
-		tar -czf "$OUT/records.tar.gz" -T new-dirs.txt analyze.txt analyze.json plan.txt final-server.log final-check.txt 2>/dev/null)
+		tar -czf "$OUT/records.tar.gz" -T new-dirs.txt fallback analyze.txt analyze.json plan.txt final-server.log final-check.txt 2>/dev/null)
 	ls -l "$OUT"
 }
 trap pack EXIT
@@ -35,7 +41,8 @@ mkdir -p results
 [[ -d $G/results ]] && cp -rn "$G/results/." results/
 stamp "study run starts ($(command -v llama-server))"
 timeout -s INT -k 30 "${RUN_LIMIT:-500}" "$G/servelab" run "$S.cue" --results results --json-events >>"$OUT/events.jsonl"
-stamp "study run ended (rc $?)"
+rc=$?
+stamp "study run ended (rc $rc)"
 "$G/servelab" analyze "$S.cue" --results results >analyze.txt 2>&1
 "$G/servelab" analyze "$S.cue" --results results --json >analyze.json 2>/dev/null
 cat analyze.txt
@@ -57,6 +64,42 @@ curl -s http://127.0.0.1:18123/health | tee -a final-check.txt; echo | tee -a fi
 curl -s http://127.0.0.1:18123/props | head -c 600 | tee -a final-check.txt; echo | tee -a final-check.txt
 kill "$pid"; wait "$pid"
 settings() { grep -E ' I (srv +llama_server: --kv-unified|srv +load_model: (loading model|capping|initializing)|cmn +init: llama threadpool)' "$1" | sed -E 's/^\S+ //'; }
+# serve CMD LOG: starts CMD as printed, on the check's port, and waits
+# for its health.
+serve() {
+	bash -c "exec $1 --host 127.0.0.1 --port 18123" >"$2" 2>&1 &
+	pid=$!
+	for i in $(seq 1 180); do
+		curl -sf http://127.0.0.1:18123/health >/dev/null && return 0
+		sleep 1
+	done
+	return 1
+}
+# bench_c8 NAME: BENCH_RUNS runs of the study's c8 profile (200 requests
+# of 256 random tokens in and 64 out, 4 warm-up, seed 1) against :18123.
+bench_c8() {
+	for r in $(seq 1 "${BENCH_RUNS:-3}"); do
+		"$G/servelab" bench --target http://127.0.0.1:18123 --model models/qwen3-8b-random-f16.gguf \
+			--kind concurrency --concurrency 8 --requests 200 --warmup 4 --random 256,64 \
+			--api completions --ignore-eos --seed 1 --timeout 120s -o "fallback/$1-c8-$r.json" 2>&1 | tail -3
+	done
+}
+fallback_check() {
+	local fb=${1/--kv-unified-per-slot 4096/--ctx-size 32768}
+	mkdir -p fallback
+	echo "printed: $1" >fallback/check.txt
+	echo "fallback: $fb" >>fallback/check.txt
+	for which in printed fallback; do
+		local c=$1
+		[[ $which == fallback ]] && c=$fb
+		stamp "$which command: launch and bench"
+		serve "$c" "fallback/$which-server.log" || { stamp "$which did not start"; kill "$pid"; return 1; }
+		grep -E 'load_model: initializing|llama_context: n_ctx|llama_kv_cache: +size' "fallback/$which-server.log" | sed -E 's/^\S+ //' | tee -a fallback/check.txt
+		bench_c8 "$which"
+		kill "$pid"; wait "$pid"
+	done
+	stamp "fallback measured"
+}
 run_log=$(ls results/$key*/engine.log | head -1)
 settings "$run_log" >settings-run.txt
 settings final-server.log >settings-final.txt
@@ -66,4 +109,6 @@ if [[ -s settings-final.txt ]] && diff settings-run.txt settings-final.txt >>fin
 else
 	echo "DIFFERENT: the printed command's server differs from the run's (diff above)" | tee -a final-check.txt
 fi
+# Only once the study is complete: a cut-off run's final may still change.
+[[ ${FALLBACK:-1} == 1 && $rc == 0 ]] && fallback_check "$cmd"
 stamp "call 2 done"
