@@ -81,11 +81,17 @@ func (d *decider) loadPoint(v string, t *plan.Trial, trials []*plan.Trial) (Poin
 	metric := paretoMetric(d.s)
 	gpus := float64(max(1, d.s.Hardware.Count))
 	var thr, user, lat []float64
+	// The runs the step's comparison pools (earlier trials of the same
+	// configuration and load too), so the point is the figure the page
+	// gives that option everywhere else.
+	seen := map[string]bool{}
 	for _, u := range trials {
-		if u.Profile != t.Profile || u.Rate != t.Rate {
+		if u.Profile != t.Profile || u.Rate != t.Rate || seen[loadKey(u)] {
 			continue
 		}
-		for _, r := range d.runs[u.Key] {
+		seen[loadKey(u)] = true
+		for _, pr := range d.pooled(u) {
+			r := pr.rec
 			x, _, ok1 := metricOf(r, "output_throughput")
 			y, ok2 := d.runValue(r, metric)
 			z, ok3 := perUserOf(r)

@@ -153,11 +153,11 @@ func (b *builder) capacities() {
 			parts = append(parts,
 				d.M("%s (%s): between %s and %s for the recommended configuration, between %s and %s for the baseline.", title, bounds,
 					rateN(f), rateN(fu), rateN(base), rateN(bu)),
-				d.M("The lower rate of each is the highest that met the bounds while the server kept up, completing at least %s of the offered rate over the arrivals and no more than it served at any fixed concurrency; the higher is the lowest rate above it that broke them or did not keep up.", kept))
+				d.M("The lower rate of each is the highest probe that met the bounds while the server kept up with it: it completed at least %s of the rate while requests arrived, and the rate is no higher than the configuration completed in any run at fixed concurrency. The higher rate is the next probe above, which broke the bounds or fell behind.", kept))
 		} else {
 			parts = append(parts,
 				d.M("%s (%s): %s for the recommended configuration, %s for the baseline.", title, bounds, capacityText(c.Final), capacityText(c.Baseline)),
-				d.M("Each is the highest rate that met the bounds while the server kept up, completing at least %s of the offered rate over the arrivals and no more than it served at any fixed concurrency.", kept))
+				d.M("Each is the highest probe that met the bounds while the server kept up with it: it completed at least %s of the rate while requests arrived, and the rate is no higher than the configuration completed in any run at fixed concurrency.", kept))
 		}
 		parts = append(parts, probeSize(prof))
 		for _, side := range []struct {
@@ -176,6 +176,9 @@ func (b *builder) capacities() {
 			parts = append(parts, d.M("A search whose high end still meets the bounds found no upper end: raise search.high to measure it."))
 		}
 		b.doc.Add(d.Para{Text: d.Sentences(parts...)})
+		if t, ok := b.probeTable(row); ok {
+			b.doc.Add(t)
+		}
 		if ch, ok := b.capacityChart(row); ok && !ranged {
 			b.doc.Add(ch)
 		}
@@ -233,7 +236,10 @@ func (b *builder) searchSide(name d.Text, role string, c *decide.CapacitySide, p
 	if t := b.unfinished(name, role, c); t != nil {
 		parts = append(parts, t)
 	}
-	return d.Sentences(append(parts, b.probes(role, c))...)
+	if len(parts) == 0 {
+		return nil
+	}
+	return d.Sentences(parts...)
 }
 
 // unfinished says what a search that stopped early lacks: a second run
@@ -263,43 +269,72 @@ func (b *builder) unfinished(name d.Text, role string, c *decide.CapacitySide) d
 	return t
 }
 
-// probes lists a search's probes by rate, each with whether it met the
-// bounds and the first bound's figure there; a rate still awaiting its
-// confirming run is listed with its first run.
-func (b *builder) probes(role string, c *decide.CapacitySide) d.Text {
+// probeTable lists both sides' probes by rate: each bound's figure
+// there and whether the probe met them all; a rate still awaiting its
+// confirming run is listed with its first run, a rate that met the
+// bounds without counting says why.
+func (b *builder) probeTable(row decide.ValidationRow) (d.Table, bool) {
+	bounds := b.s.Objective.Constraints
+	t := d.Table{Head: []d.Text{d.M("Configuration"), d.M("Request rate")}, Right: []bool{false, true}}
+	for _, x := range bounds {
+		t.Head, t.Right = append(t.Head, MetricName(x.Metric)), append(t.Right, true)
+	}
+	t.Head, t.Right = append(t.Head, d.M("Within the SLO")), append(t.Right, false)
+	for _, side := range []struct {
+		name d.Text
+		role string
+		c    *decide.CapacitySide
+	}{{d.M("Optimized"), "validate/final", row.Capacity.Final}, {d.M("Baseline"), "validate/baseline", row.Capacity.Baseline}} {
+		if side.c == nil {
+			continue
+		}
+		for _, p := range sideProbes(side.c) {
+			cells := []d.Text{side.name, rateN(p.Rate)}
+			for _, x := range bounds {
+				v, ok := b.probeFigure(side.role, p.Rate, x.Metric)
+				cells = append(cells, d.Text(d.M("not recorded")))
+				if ok {
+					cells[len(cells)-1] = value(x.Metric, v)
+				}
+			}
+			t.Rows = append(t.Rows, append(cells, probeMark(side.c, p)))
+		}
+	}
+	return t, len(t.Rows) > 0
+}
+
+// sideProbes are a search's probes by rate, with the rate that awaits
+// its confirming run.
+func sideProbes(c *decide.CapacitySide) []plan.Probe {
 	ps := slices.Clone(c.Search.Probes)
 	if c.Confirm {
 		ps = append(ps, plan.Probe{Rate: c.Next})
 	}
 	slices.SortFunc(ps, func(x, y plan.Probe) int { return cmp.Compare(x.Rate, y.Rate) })
-	bound := b.s.Objective.Constraints[0]
-	var items []d.Text
-	for _, p := range ps {
-		mark := "✗"
-		if p.Meets {
-			mark = "✓"
-		}
-		var fig []d.Text
-		if v, ok := b.probeFigure(role, p.Rate, bound.Metric); ok {
-			fig = append(fig, value(bound.Metric, v))
-		}
-		if c.Confirm && p.Rate == c.Next {
-			fig = append(fig, d.M("one run, not confirmed"))
-		}
-		if i := slices.IndexFunc(c.Unsustained, func(u decide.ServedProbe) bool { return u.Rate == p.Rate }); i >= 0 {
-			if u := c.Unsustained[i]; u.Most > 0 {
-				fig = append(fig, d.M("not counted: above the most served"))
-			} else {
-				fig = append(fig, d.M("not counted: completed %s", d.N(u.Served, "req/s")))
-			}
-		}
-		item := d.Join{Sep: " ", Parts: []d.Text{rateN(p.Rate), d.Lit(mark)}}
-		if len(fig) > 0 {
-			item = d.Join{Sep: " ", Parts: []d.Text{item, d.Paren{Text: d.Join{Sep: "; ", Parts: fig}}}}
-		}
-		items = append(items, item)
+	return ps
+}
+
+// probeMark is ✓ or ✗ for one probe, with what qualifies it.
+func probeMark(c *decide.CapacitySide, p plan.Probe) d.Text {
+	mark := "✗"
+	if p.Meets {
+		mark = "✓"
 	}
-	return d.M("Its probes (✓ met the bounds, ✗ broke them; %s in brackets): %s.", MetricName(bound.Metric), d.Join{Sep: ", ", Parts: items})
+	var why []d.Text
+	if c.Confirm && p.Rate == c.Next {
+		why = append(why, d.M("one run, not confirmed"))
+	}
+	if i := slices.IndexFunc(c.Unsustained, func(u decide.ServedProbe) bool { return u.Rate == p.Rate }); i >= 0 {
+		if u := c.Unsustained[i]; u.Most > 0 {
+			why = append(why, d.M("not counted: above the most served"))
+		} else {
+			why = append(why, d.M("not counted: completed %s", d.N(u.Served, "req/s")))
+		}
+	}
+	if len(why) == 0 {
+		return d.Lit(mark)
+	}
+	return d.Join{Sep: " ", Parts: []d.Text{d.Lit(mark), d.Paren{Text: d.Join{Sep: "; ", Parts: why}}}}
 }
 
 // probeFigure is metric over one side's (role's) probe runs at rate.

@@ -184,14 +184,17 @@ func shortProbes(s *schema.Study) {
 // at a fixed concurrency: the H200 final's 50-request probe passed at 10
 // req/s, while its concurrency-8 runs never completed more than 9.88.
 // The page states each side's range, names the probe that does not count
-// and why, and marks it in the probe list.
+// and why, and marks it in the probe table.
 func TestCapacityCountsOnlyProbesThatKeptUp(t *testing.T) {
 	s, a := h200StudyWith(t, shortProbes)
 	md := strings.ReplaceAll(markdownOf(t, s, a, nil, "en"), "\u00a0", " ")
 	for _, want := range []string{
 		"between 9.25 req/s and 10 req/s for the recommended configuration, between 3.75 req/s and 4.5 req/s for the baseline.",
 		"also met the bounds at 10 req/s, above the 9.88 req/s it completed at most at any fixed concurrency",
-		"6.5 req/s ✓ (179.19 ms), 9.25 req/s ✓ (908.78 ms), 10 req/s ✓ (584.36 ms; not counted: above the most served), 10.75 req/s ✗ (1,375.74 ms)",
+		"| Optimized | 9.25 req/s | 908.78 ms |",
+		"| Optimized | 10 req/s | 584.36 ms |",
+		"ms | ✓ (not counted: above the most served) |",
+		"| Optimized | 10.75 req/s | 1,375.74 ms |",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the report lacks %q", want)
@@ -213,7 +216,8 @@ func TestCapacitySearchUnfinished(t *testing.T) {
 		"Each probe sent its rate for about 30 s (rate × 30 requests, at least 50).",
 		"The recommended configuration: the search was not finished. Its run at 7.875 req/s broke P90 TTFT (1,257.73 ms) in its tail alone",
 		"If it confirms the breach, the capacity lies between 7.375 req/s and 7.875 req/s.",
-		"7.875 req/s ✗ (1,257.73 ms; one run, not confirmed)",
+		"| Optimized | 7.875 req/s | 1,257.73 ms | 16.97 ms | ✗ (one run, not confirmed) |",
+		"| Baseline | 3.125 req/s | 1,004.85 ms | 11.97 ms | ✗ (one run, not confirmed) |",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the report lacks %q", want)

@@ -203,8 +203,33 @@ func (b *builder) pareto(ss *schema.Step, st decide.Step) {
 		c.Panels = append(c.Panels, panel)
 	}
 	seen.apply(&c)
-	b.doc.Add(c)
-	b.doc.Add(d.Para{Text: d.M("Throughput per GPU against throughput per user (mean output tokens per request ÷ mean request latency, the wait for the first token included) at every load of this step; a point is dominated when another point of the same load has at least as much of both and more of one:")}, t)
+	text := d.Para{Text: d.M("Throughput per GPU against throughput per user (mean output tokens per request ÷ mean request latency, the wait for the first token included) at every load of this step; a point is dominated when another point of the same load has at least as much of both and more of one:")}
+	if !tradeOff(c.Panels) {
+		// One point beats the rest at every load: the step's own
+		// charts say so, and the list is there on demand.
+		b.doc.Add(d.Details{ID: "pareto-" + sanitize(st.ID), InText: true,
+			Summary: d.M("Throughput per GPU and per user"), Blocks: []d.Block{text, t}})
+		return
+	}
+	b.doc.Add(c, text, t)
+}
+
+// tradeOff reports whether some load has a frontier of two points or
+// more: where one point beats every other of its load, the table's
+// marks say all a chart would.
+func tradeOff(panels []d.Panel) bool {
+	for _, p := range panels {
+		n := 0
+		for _, pt := range p.Points {
+			if pt.Frontier {
+				n++
+			}
+		}
+		if n > 1 {
+			return true
+		}
+	}
+	return false
 }
 
 // paretoLoads are the profiles of pts in their first order.
