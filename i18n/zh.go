@@ -9,6 +9,18 @@ var _ = register(Language{
 	Code: "zh", Tag: language.SimplifiedChinese, Name: "中文", Rank: 1,
 	Messages: map[string]string{
 		// Section titles.
+		"Adopted without an interval, by the rule alone: %s gains %s, above the required %s.": "在没有区间的情况下仅凭规则采用：%s 提升 %s，高于要求的 %s。",
+		"Adopted without an interval: %s gains %s, above the required %s.":                    "在没有区间的情况下采用：%s 提升 %s，高于要求的 %s。",
+		"the near-repeat runs (%s)":          "近似重复的运行（%s）",
+		"“%s”":                               "“%s”",
+		"the runs of one configuration (%s)": "同一配置的运行（%s）",
+		"Too few runs for an interval. The step's settings cannot change what the engine does at this load, so its runs are in effect repeats of the current configuration: this difference of %s measures run-to-run variation.": "运行次数太少，无法给出区间。这一步的设置在该负载下不会改变引擎的行为，因此它的运行实际上相当于当前配置的重复运行：这里 %s 的差异反映的是运行间的波动。",
+		"Too few runs for an interval: %s differ by up to %s, as much as this difference of %s, so it may be run-to-run variation.":                                                                                               "运行次数太少，无法给出区间：%s之间最多相差 %s，不小于这里 %s 的差异，因此这一差异可能只是运行间的波动。",
+		"Too few runs for an interval: %s differ by up to %s; this difference of %s is less than three times that, so it is not settled.":                                                                                         "运行次数太少，无法给出区间：%s之间最多相差 %s；这里 %s 的差异不到它的三倍，因此尚无定论。",
+		"Too few runs for an interval: %s differ by up to %s; this difference of %s is %s times that, so run-to-run variation of that size does not explain it.":                                                                  "运行次数太少，无法给出区间：%s之间最多相差 %s；这里 %s 的差异是它的 %s 倍，这种幅度的运行间波动解释不了它。",
+		"within the %s by which %s differ, so possibly noise":         "在%[2]s之间 %[1]s 的波动范围内，可能只是噪声",
+		"under three times the %s by which %s differ, so not settled": "不到%[2]s之间 %[1]s 波动的三倍，尚无定论",
+		"%s times the %s by which %s differ":                          "是%[3]s之间 %[2]s 波动的 %[1]s 倍",
 		"The command loads the model file the study measured, %s: put the path of your own %s file of this model in its place. The other settings are what the study measured on its own loads: re-test them where your traffic differs (prompt lengths, concurrency). A file of another precision needs its own test, apart from any the steps above measured.": "该命令加载的是本研究测量时使用的模型文件 %s：请换成你自己的该模型 %s 文件的路径。其他设置是在本研究的负载下测得的：如果你的流量不同（提示长度、并发数），请重新测试。其他精度的文件需要单独测试（上面各步骤测过的除外）。",
 		"The lower rate of each is the highest probe that met the bounds while the server kept up with it: it completed at least %s of the rate while requests arrived, and the rate is no higher than the configuration completed in any run at fixed concurrency. The higher rate is the next probe above, which broke the bounds or fell behind.":             "两者中较低的速率，是满足各项上限、且服务器跟得上的最高探测速率：请求到达期间至少完成了该速率的 %s，而且该速率不高于这一配置在任何固定并发运行中完成过的速率。较高的速率是其上方的下一个探测速率，在该速率下违反了上限或服务器没有跟上。",
 		"Each is the highest probe that met the bounds while the server kept up with it: it completed at least %s of the rate while requests arrived, and the rate is no higher than the configuration completed in any run at fixed concurrency.":                                                                                                               "两者都是满足各项上限、且服务器跟得上的最高探测速率：请求到达期间至少完成了该速率的 %s，而且该速率不高于这一配置在任何固定并发运行中完成过的速率。",

@@ -409,6 +409,9 @@ type Step struct {
 	Variants []Variant `json:"variants,omitempty"`
 	// Quality marks an output-changing step (see #Step in study.cue).
 	Quality *StepQuality `json:"quality,omitempty"`
+	// NearRepeat marks a step whose variants cannot bind at the study's
+	// loads: its runs measure run-to-run spread.
+	NearRepeat bool `json:"nearRepeat,omitempty"`
 }
 
 // StepQuality is a step's quality guard: Min is the share of identical

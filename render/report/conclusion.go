@@ -379,8 +379,11 @@ func (b *builder) sources() {
 		// A ratio, not a share: the steps multiply (1.55x and 1.43x make 2.22x).
 		how := []d.Text{RatioText(b.s.Objective.Metric, c.Ratio)}
 		widest, inSpread := b.inSpread(c)
+		noise := b.noiseSource(st)
 		switch {
 		case c.Interval != nil:
+		case noise != nil:
+			how = append(how, noise)
 		case inSpread != nil:
 			how = append(how, d.M("less than the %s by which the runs of one configuration (%s) differ in this study, so not settled", pct(round3(widest)), inSpread))
 		case c.Gain < smallGain:

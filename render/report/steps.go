@@ -136,11 +136,16 @@ func (b *builder) decision(ss *schema.Step, st decide.Step) {
 		b.doc.Add(d.Para{Text: d.Sentences(d.M("Distance from the service-level objective (the worst bound's value divided by its limit; 1 or less meets it): %s for %s, %s for %s.", times(v.ValueA), nameA, times(v.ValueB), nameB), verdictText(b.s, v))})
 	}
 	verdict := []d.Text{verdictText(b.s, c)}
+	if t := b.noiseVerdict(ss, st); t != nil {
+		verdict[0] = t
+	}
 	if t := b.levelNote(c); t != nil {
 		verdict = append(verdict, t)
 	}
-	if t := b.spreadNote(c); t != nil {
-		verdict = append(verdict, t)
+	if _, _, own := b.yardstick(st); !own {
+		if t := b.spreadNote(c); t != nil {
+			verdict = append(verdict, t)
+		}
 	}
 	b.doc.Add(d.Para{Text: d.Sentences(append(verdict, b.decisionText(ss, st))...)})
 	if t := b.closeCall(ss, st); t != nil {
@@ -382,6 +387,13 @@ func (b *builder) decisionText(ss *schema.Step, st decide.Step) d.Text {
 	case decide.ReasonBetter:
 		return d.M("Adopted: %s.", b.optionName(ss, *st.Adopted))
 	case decide.ReasonSingleRun:
+		if spread, _, ok := b.yardstick(st); ok && st.Comparison != nil {
+			// The verdict has read the gain against the study's noise.
+			if gapShare(b.s.Objective.Metric, st.Comparison.Ratio) < 3*spread {
+				return d.M("Adopted without an interval, by the rule alone: %s gains %s, above the required %s.", b.optionName(ss, *st.Adopted), gain, minGain)
+			}
+			return d.M("Adopted without an interval: %s gains %s, above the required %s.", b.optionName(ss, *st.Adopted), gain, minGain)
+		}
 		if st.Comparison != nil && max(st.Comparison.RunsA, st.Comparison.RunsB) > 1 {
 			return d.M("Adopted: %s, without a noise estimate (fewer than three runs per side): its gain of %s is above the required %s.", b.optionName(ss, *st.Adopted), gain, minGain)
 		}

@@ -1,0 +1,112 @@
+package report
+
+import (
+	"math"
+
+	"servelab.dev/execute/decide"
+	d "servelab.dev/render/document"
+	"servelab.dev/schema"
+)
+
+// yardstick is the run-to-run spread, as a share of the mean, that a
+// comparison without an interval is read against, and the runs that
+// show it: those of either compared configuration where one has two or
+// more, else the study's nearRepeat steps. ok is false where neither
+// exists, and the widest spread in the study stands in (spreadNote).
+func (b *builder) yardstick(st decide.Step) (spread float64, who d.Text, ok bool) {
+	c := st.Comparison
+	for _, o := range withIncumbent(st) {
+		v := o.Value
+		if o.Variant != c.A && o.Variant != c.B || v == nil || v.Runs < 2 || v.Low == nil || v.High == nil || v.Mean == 0 {
+			continue
+		}
+		if w := (*v.High - *v.Low) / v.Mean; w > spread {
+			name := d.M("%s, %d runs", b.optionName(studyStep(b.s, st.ID), o.Variant), v.Runs)
+			spread, who, ok = w, d.M("the runs of one configuration (%s)", name), true
+		}
+	}
+	if ok {
+		return spread, who, true
+	}
+	return b.repeatSpread()
+}
+
+// repeatSpread is the largest difference a nearRepeat step measured
+// between an option and the incumbent it in effect repeats.
+func (b *builder) repeatSpread() (float64, d.Text, bool) {
+	var spread float64
+	var titles []d.Text
+	for _, st := range b.a.Steps {
+		ss := studyStep(b.s, st.ID)
+		if ss == nil || !ss.NearRepeat || st.Incumbent == nil || st.Incumbent.Value == nil || st.Incumbent.Value.Mean == 0 {
+			continue
+		}
+		for _, o := range st.Options {
+			if o.Value != nil && o.Invalid == nil {
+				spread = max(spread, math.Abs(o.Value.Mean/st.Incumbent.Value.Mean-1))
+			}
+		}
+		titles = append(titles, d.M("“%s”", d.Prose(ss.Title)))
+	}
+	if len(titles) == 0 || spread == 0 {
+		return 0, nil, false
+	}
+	return spread, d.M("the near-repeat runs (%s)", andList(titles)), true
+}
+
+// noiseVerdict reads a comparison without an interval against the
+// yardstick: within it the difference may be noise, under three times
+// it is not settled, beyond that noise of that size does not explain
+// it. nil where there is no yardstick; a nearRepeat step's own
+// comparison is the measure itself.
+func (b *builder) noiseVerdict(ss *schema.Step, st decide.Step) d.Text {
+	c := st.Comparison
+	if c.Interval != nil || c.Ratio <= 0 || c.Verdict == decide.NoDifference && max(c.RunsA, c.RunsB) > 1 {
+		return nil
+	}
+	gap := round3(gapShare(b.s.Objective.Metric, c.Ratio))
+	if ss != nil && ss.NearRepeat {
+		return d.M("Too few runs for an interval. The step's settings cannot change what the engine does at this load, so its runs are in effect repeats of the current configuration: this difference of %s measures run-to-run variation.", pct(gap))
+	}
+	spread, who, ok := b.yardstick(st)
+	if !ok {
+		return nil
+	}
+	spread = round3(spread)
+	switch {
+	case gap <= spread:
+		return d.M("Too few runs for an interval: %s differ by up to %s, as much as this difference of %s, so it may be run-to-run variation.", who, pct(spread), pct(gap))
+	case gap < 3*spread:
+		return d.M("Too few runs for an interval: %s differ by up to %s; this difference of %s is less than three times that, so it is not settled.", who, pct(spread), pct(gap))
+	}
+	return d.M("Too few runs for an interval: %s differ by up to %s; this difference of %s is %s times that, so run-to-run variation of that size does not explain it.", who, pct(spread), pct(gap), timesOf(gap/spread))
+}
+
+// noiseSource is noiseVerdict's reading as the list of where the gain
+// comes from words it; nil where there is no yardstick.
+func (b *builder) noiseSource(st decide.Step) d.Text {
+	c := st.Comparison
+	if c.Interval != nil || c.Ratio <= 0 {
+		return nil
+	}
+	spread, who, ok := b.yardstick(st)
+	if !ok {
+		return nil
+	}
+	gap, spread := round3(gapShare(b.s.Objective.Metric, c.Ratio)), round3(spread)
+	switch {
+	case gap <= spread:
+		return d.M("within the %s by which %s differ, so possibly noise", pct(spread), who)
+	case gap < 3*spread:
+		return d.M("under three times the %s by which %s differ, so not settled", pct(spread), who)
+	}
+	return d.M("%s times the %s by which %s differ", timesOf(gap/spread), pct(spread), who)
+}
+
+// timesOf is a multiple as prose gives one: 5.9, 29.
+func timesOf(x float64) d.Num {
+	if x >= 10 {
+		return d.Num{V: math.Round(x), Prec: 0}
+	}
+	return d.Num{V: math.Round(x*10) / 10, Prec: -1}
+}
