@@ -59,7 +59,7 @@ var _ = register(Language{
 		"%s, %d runs": "%s，%d 次运行",
 		"In this study the runs of one configuration (%s) differ by %s of their mean, more than this difference of %s.":                                                                                                                                                                    "本研究中同一配置的运行（%s）之间相差其均值的 %s，超过了这里 %s 的差异。",
 		"less than the %s by which the runs of one configuration (%s) differ in this study, so not settled":                                                                                                                                                                                "小于本研究中同一配置的运行（%[2]s）之间 %[1]s 的差异，因此尚无定论",
-		"%[2]s, which the command does not set, depends on what %[1]s sets, so the engine adjusted it to match. The notice reports that expected change; it is not an error in the command.":                                                                                               "命令没有设置 %[2]s，但它受 %[1]s 的取值约束，因此引擎相应地调整了它。这条提示只是报告这一预期中的调整，命令本身没有错误。",
+		"%[2]s, which the command does not set, depends on what %[1]s sets, so the engine adjusted it to match. The notice reports that expected change; it is not an error in the command.":                                                                                               "命令没有设置 %[2]s，但它依赖 %[1]s 所设的值，引擎因此自动调整了它。这条提示报告的是预期中的调整，不是命令的错误。",
 		"Throughput per GPU against throughput per user (mean output tokens per request ÷ mean request latency, the wait for the first token included) at every load of this step; a point is dominated when another point of the same load has at least as much of both and more of one:": "此步骤各负载下的每 GPU 吞吐量与每用户吞吐量（每个请求的平均输出 token 数 ÷ 平均请求延迟，含等待首个 token 的时间）；若同一负载下另一个点两项都不低于它、且至少一项更高，则该点被支配：",
 		"Mean latency, baseline and optimized": "平均延迟：基线配置与优化后",
 		"Quality guard: greedy answers identical to those of the current configuration, over their first %d tokens (whether outputs changed, not a measure of accuracy):":                          "质量检查：与当前配置的贪心回答（各取前 %d 个 token）完全相同的比例（只说明输出是否改变，不衡量准确率）：",
@@ -523,5 +523,7 @@ var _ = register(Language{
 		"quality guard":                   "质量检查",
 		"token":                           "token",
 	},
+	// Rates in words, as the studies' own Chinese prose gives them.
+	Units: map[string]string{"req/s": "请求/秒"},
 	Avoid: map[string][]string{"benchmark case": {"基准测试场景"}, "summary:": {"小结"}, "quality guard": {"质量守护"}, "token": {"词元"}},
 })

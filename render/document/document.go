@@ -178,7 +178,30 @@ func (c Code) In(_ *i18n.Printer, f Format) string { return f.Code(string(c)) }
 type Prose schema.Text
 
 func (t Prose) In(p *i18n.Printer, f Format) string {
-	s := f.Esc(schema.Text(t).In(p.Lang()))
+	raw := schema.Text(t).In(p.Lang())
+	var b strings.Builder
+	last := 0
+	// An engine flag in a study's prose is set as code, its value with
+	// it: a browser then never breaks "--parallel 8" at a hyphen.
+	for _, m := range flagInProse.FindAllStringSubmatchIndex(raw, -1) {
+		b.WriteString(prosePart(raw[last:m[2]], p, f))
+		b.WriteString(f.Code(raw[m[2]:m[3]]))
+		last = m[3]
+	}
+	b.WriteString(prosePart(raw[last:], p, f))
+	return b.String()
+}
+
+// flagInProse is a run of command-line flags in running text, after a
+// space, an opening bracket or quote, a comma or at the start.
+var flagInProse = regexp.MustCompile(`(?:^|[\s(（“«'，、：；])(` + oneFlag + `(?: ` + oneFlag + `)*)`)
+
+// oneFlag is a flag and its value: a number, a common word, or any
+// text joined by "=".
+const oneFlag = `--[a-z][a-z0-9-]*[a-z0-9](?:=[^\s,;:)）”»，。]+|\s(?:[0-9][0-9.]*[0-9]|[0-9]|on|off|all|auto)\b)?`
+
+func prosePart(s string, p *i18n.Printer, f Format) string {
+	s = f.Esc(s)
 	if p.Lang() == "zh" {
 		s = zhSpacing(s)
 	}

@@ -123,13 +123,19 @@ func gapShare(metric string, r float64) float64 {
 	return 1 - r
 }
 
-// timesText is a ratio as the language writes one: "1.26x", "1.26 倍".
+// timesText is a ratio as the language writes one: "1.26x", "1.26 倍",
+// a bare "1,26" in Russian.
 type timesText float64
 
 func (t timesText) In(p *i18n.Printer, f d.Format) string {
 	n := d.Num{V: float64(t), Prec: 2}.In(p, f)
-	if p.Lang() == "zh" {
+	switch p.Lang() {
+	case "zh":
 		return n + f.Esc(" 倍")
+	case "ru":
+		// Russian puts «раза» after the range («от 1,42 до 1,69 раза»):
+		// the catalog's sentences carry it.
+		return n
 	}
 	return n + f.Esc("x")
 }
