@@ -9,6 +9,7 @@ var _ = register(Language{
 	Code: "ru", Tag: language.Russian, Name: "Русский", Rank: 2,
 	Messages: map[string]string{
 		// Section titles.
+		"Not run yet (%s): the study still plans this run; %s makes it.":                      "Ещё не выполнен (%s): исследование по-прежнему планирует этот прогон; его выполнит %s.",
 		"Adopted without an interval, by the rule alone: %s gains %s, above the required %s.": "Принято без интервала, только по правилу: %s даёт выигрыш %s — больше требуемых %s.",
 		"Adopted without an interval: %s gains %s, above the required %s.":                    "Принято без интервала: %s даёт выигрыш %s — больше требуемых %s.",
 		"the near-repeat runs (%s)":          "почти повторные прогоны (%s)",
@@ -254,11 +255,10 @@ var _ = register(Language{
 		"To rerun a profile without servelab, against an engine started with the serving command:":                                                   "Чтобы повторить профиль без servelab, запустите движок командой обслуживания и выполните:",
 
 		// Results.
-		"Profile: %s":                        "Профиль: %s",
-		"Serving command:":                   "Команда обслуживания модели:",
-		"Benchmark result:":                  "Результат бенчмарка:",
-		"Benchmark result, run %d of %d:":    "Результат бенчмарка, прогон %d из %d:",
-		"No record yet for this trial (%s).": "Для этого испытания ещё нет записи (%s).",
+		"Profile: %s":                     "Профиль: %s",
+		"Serving command:":                "Команда обслуживания модели:",
+		"Benchmark result:":               "Результат бенчмарка:",
+		"Benchmark result, run %d of %d:": "Результат бенчмарка, прогон %d из %d:",
 		"Skipped: this step is for %s, and the study adopted another engine.": "Пропущено: этот шаг относится к %s, а исследование выбрало другой движок.",
 		"Not run yet: an earlier step is not decided.":                        "Ещё не выполнено: предыдущий шаг не решён.",
 		"Summary:":                             "Итог:",

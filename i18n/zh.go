@@ -9,6 +9,7 @@ var _ = register(Language{
 	Code: "zh", Tag: language.SimplifiedChinese, Name: "中文", Rank: 1,
 	Messages: map[string]string{
 		// Section titles.
+		"Not run yet (%s): the study still plans this run; %s makes it.":                      "尚未运行（%s）：研究仍计划进行这次运行，运行 %s 即可补上。",
 		"Adopted without an interval, by the rule alone: %s gains %s, above the required %s.": "在没有区间的情况下仅凭规则采用：%s 提升 %s，高于要求的 %s。",
 		"Adopted without an interval: %s gains %s, above the required %s.":                    "在没有区间的情况下采用：%s 提升 %s，高于要求的 %s。",
 		"the near-repeat runs (%s)":          "近似重复的运行（%s）",
@@ -254,11 +255,10 @@ var _ = register(Language{
 		"To rerun a profile without servelab, against an engine started with the serving command:":                                                   "如需不借助 servelab 重新运行某个配置，请先用推理服务命令启动引擎，再执行：",
 
 		// Results.
-		"Profile: %s":                        "负载场景：%s",
-		"Serving command:":                   "推理服务命令：",
-		"Benchmark result:":                  "基准测试结果：",
-		"Benchmark result, run %d of %d:":    "基准测试结果，第 %d 次运行（共 %d 次）：",
-		"No record yet for this trial (%s).": "此试验尚无记录（%s）。",
+		"Profile: %s":                     "负载场景：%s",
+		"Serving command:":                "推理服务命令：",
+		"Benchmark result:":               "基准测试结果：",
+		"Benchmark result, run %d of %d:": "基准测试结果，第 %d 次运行（共 %d 次）：",
 		"Skipped: this step is for %s, and the study adopted another engine.": "已跳过：此步骤针对 %s，而研究采用了其他引擎。",
 		"Not run yet: an earlier step is not decided.":                        "尚未运行：前面的步骤尚未决定。",
 		"Summary:":                             "汇总：",

@@ -79,7 +79,7 @@ func (b *builder) rawTrial(k *sink, t *plan.Trial) {
 	}
 	runs := b.trialRuns(t)
 	if len(runs) == 0 {
-		k.add(d.Para{Text: d.M("No record yet for this trial (%s).", d.Code(t.Key[:12]))})
+		k.add(d.Para{Text: d.M("Not run yet (%s): the study still plans this run; %s makes it.", d.Code(t.Key[:12]), d.Code("servelab run"))})
 		return
 	}
 	flagged := flaggedLines(b.warn[t.Key])

@@ -38,10 +38,11 @@ func (b *builder) validationPrefix() {
 func (b *builder) prefixTable(id string, runs []namedTrial) {
 	t := d.Table{Head: []d.Text{d.M("Run"), d.M("Load"), d.M("Shared prefix"), d.M("Cache hit rate"), d.M("Cached tokens")},
 		Right: []bool{false, false, true, true, true}}
+	reuse := reusedLoads(b, runs)
 	for _, run := range runs {
 		for _, r := range b.runs[run.t.Key] {
 			m := r.Metrics
-			if m.SharedPrefix == nil && m.CacheHitRate == nil {
+			if m.SharedPrefix == nil && m.CacheHitRate == nil || !reuse[run.t.Profile] {
 				continue
 			}
 			t.Rows = append(t.Rows, []d.Text{run.name, ProfileTitle(b.s, run.t.Profile),
@@ -56,6 +57,22 @@ func (b *builder) prefixTable(id string, runs []namedTrial) {
 	b.doc.Add(d.Details{ID: id, InText: true,
 		Summary: d.M("Prefix caching, run by run"),
 		Blocks:  []d.Block{d.Para{Text: d.M("Prefix caching, run by run: the share of prompt tokens in a prefix an earlier request of the run began with (what an unbounded cache could reuse), and the share the engine served from its cache.")}, t}})
+}
+
+// reusedLoads are the profiles where some run shared a prefix or hit
+// the cache: rows of nothing but zeros (random prompts) say nothing a
+// reader needs.
+func reusedLoads(b *builder, runs []namedTrial) map[string]bool {
+	out := map[string]bool{}
+	for _, run := range runs {
+		for _, r := range b.runs[run.t.Key] {
+			m := r.Metrics
+			if m.SharedPrefix != nil && *m.SharedPrefix > 0 || hitRate(m) != nil && *hitRate(m) > 0 || m.CachedTokens != nil && *m.CachedTokens > 0 {
+				out[run.t.Profile] = true
+			}
+		}
+	}
+	return out
 }
 
 type namedTrial struct {
