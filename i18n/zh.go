@@ -463,7 +463,7 @@ var _ = register(Language{
 		"Reproduce the load with %s:":                                         "用 %s 复现该负载：",
 		"Runs concerned (%d): %s.":                                            "涉及的运行（%d 项）：%s。",
 		"The %s interval of the ratio (%s) is %s to %s.":                      "比值的 %s 置信区间（%s）为 %s 至 %s。",
-		"Under each run in the appendix, a command for %s repeats that run's kind of load without servelab (the same lengths, rate or concurrency and request count; the prompts it draws may differ), against an engine started with the run's serving command. Its flags are checked against the argument parser of %s at commit %s.": "附录中每次运行下方都有一条 %s 命令，可在不使用 servelab 的情况下，对用该运行的推理服务命令启动的引擎施加同类负载（相同的长度、速率或并发和请求数；抽取的提示词可能不同）。其参数已按 %s 在提交 %s 时的参数解析器核对。",
+		"Under each run in the appendix, a command for %s repeats that run's kind of load without servelab (the same length limits, rate or concurrency and request count; the prompts it draws, and so the lengths a model stops at, may differ), against an engine started with the run's serving command. Its flags are checked against the argument parser of %s at commit %s.": "附录中每次运行下方都有一条 %s 命令，可在不使用 servelab 的情况下，对用该运行的推理服务命令启动的引擎施加同类负载（相同的长度上限、速率或并发和请求数；抽取的提示可能不同，模型停止生成的长度也就可能不同）。其参数已按 %s 在提交 %s 时的参数解析器核对。",
 		"Warnings about the data":         "数据警告",
 		"concurrency %d":                  "并发 %d",
 		"interval":                        "区间",
