@@ -261,7 +261,7 @@ func (b *builder) unfinished(name d.Text, role string, c *decide.CapacitySide) d
 		}
 	}
 	v, _ := b.probeFigure(role, c.Next, bound.Metric)
-	t := d.M("%s: the search was not finished. Its run at %s broke %s (%s) in its tail alone, above %d times the median, and the search takes a second run at such a rate before it moves below it; that run was not made.",
+	t := d.M("%s: the search was not finished. Its run at %s broke %s (%s) while its median stayed low (the P90 was above %d times the median): a few slow requests, which the search checks with a second run before it moves below that rate; that run was not made.",
 		name, rateN(c.Next), MetricName(bound.Metric), value(bound.Metric, v), decide.StallFactor)
 	if lo, _, ok := edges(c); ok {
 		return d.Sentences(t, d.M("If it confirms the breach, the capacity lies between %s and %s.", rateN(lo), rateN(c.Next)))

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"servelab.dev/execute/decide"
+	"servelab.dev/i18n"
 	d "servelab.dev/render/document"
 	"servelab.dev/schema"
 )
@@ -51,7 +52,25 @@ func (b *builder) repeatSpread() (float64, d.Text, bool) {
 	if len(titles) == 0 || spread == 0 {
 		return 0, nil, false
 	}
-	return spread, d.M("the near-repeat runs (%s)", andList(titles)), true
+	return spread, nearRuns{d.M("the near-repeat runs (%s)", andList(titles))}, true
+}
+
+// nearRuns names the near-repeat runs with their steps; the page says
+// the steps once (named).
+type nearRuns struct{ d.Text }
+
+// named is who as the page writes it here: the near-repeat runs'
+// steps the first time, then the runs alone.
+func (b *builder) named(who d.Text) d.Text {
+	n, ok := who.(nearRuns)
+	if !ok {
+		return who
+	}
+	if b.nearSaid {
+		return d.M("the near-repeat runs")
+	}
+	b.nearSaid = true
+	return n.Text
 }
 
 // noiseVerdict reads a comparison without an interval against the
@@ -73,6 +92,14 @@ func (b *builder) noiseVerdict(ss *schema.Step, st decide.Step) d.Text {
 		return nil
 	}
 	spread = round3(spread)
+	hi, hiWho, ranged := b.upper(who, spread)
+	who = b.named(who)
+	if ranged && gap > spread {
+		if gap < hi {
+			return d.M("Too few runs for an interval: this difference of %s is more than the %s by which %s differ, but less than the %s by which %s differ, so it is not settled.", pct(gap), pct(spread), who, pct(hi), hiWho)
+		}
+		return d.M("Too few runs for an interval: this difference of %s is more than both the %s by which %s differ and the %s by which %s differ, so run-to-run variation of either size does not explain it.", pct(gap), pct(spread), who, pct(hi), hiWho)
+	}
 	switch {
 	case gap <= spread:
 		return d.M("Too few runs for an interval: %s differ by up to %s, as much as this difference of %s, so it may be run-to-run variation.", who, pct(spread), pct(gap))
@@ -82,8 +109,9 @@ func (b *builder) noiseVerdict(ss *schema.Step, st decide.Step) d.Text {
 	return d.M("Too few runs for an interval: %s differ by up to %s; this difference of %s is %s times that, so run-to-run variation of that size does not explain it.", who, pct(spread), pct(gap), timesOf(gap/spread))
 }
 
-// noiseSource is noiseVerdict's reading as the list of where the gain
-// comes from words it; nil where there is no yardstick.
+// noiseSource is noiseVerdict's reading, in the few words the list of
+// where the gain comes from has room for (the step says the rest); nil
+// where there is no yardstick.
 func (b *builder) noiseSource(st decide.Step) d.Text {
 	c := st.Comparison
 	if c.Interval != nil || c.Ratio <= 0 {
@@ -94,19 +122,53 @@ func (b *builder) noiseSource(st decide.Step) d.Text {
 		return nil
 	}
 	gap, spread := round3(gapShare(b.s.Objective.Metric, c.Ratio)), round3(spread)
+	limit := 3 * spread
+	if hi, _, ranged := b.upper(who, spread); ranged {
+		limit = hi
+	}
 	switch {
 	case gap <= spread:
-		return d.M("within the %s by which %s differ, so possibly noise", pct(spread), who)
-	case gap < 3*spread:
-		return d.M("under three times the %s by which %s differ, so not settled", pct(spread), who)
+		return d.M("possibly noise")
+	case gap < limit:
+		return d.M("not settled")
 	}
-	return d.M("%s times the %s by which %s differ", timesOf(gap/spread), pct(spread), who)
+	return d.M("beyond the study's run-to-run variation")
 }
 
-// timesOf is a multiple as prose gives one: 5.9, 29.
-func timesOf(x float64) d.Num {
-	if x >= 10 {
-		return d.Num{V: math.Round(x), Prec: 0}
+// upper is the wider spread a reading against the near-repeat runs
+// must also face: the runs of one configuration that differ by more
+// (the same command in two phases of the study). ok is false where the
+// yardstick is a compared configuration's own runs, or none is wider.
+func (b *builder) upper(who d.Text, spread float64) (float64, d.Text, bool) {
+	if _, near := who.(nearRuns); !near {
+		return 0, nil, false
 	}
-	return d.Num{V: math.Round(x*10) / 10, Prec: -1}
+	w, name := b.widestSpread()
+	if name == nil || round3(w) <= spread {
+		return 0, nil, false
+	}
+	return round3(w), d.M("the runs of one configuration (%s)", name), true
+}
+
+// timesOf is a multiple as prose gives one: 5.9, 29; Russian adds
+// «раз» or «раза» as the number asks.
+func timesOf(x float64) multiple {
+	if x >= 10 {
+		return multiple(math.Round(x))
+	}
+	return multiple(math.Round(x*10) / 10)
+}
+
+type multiple float64
+
+func (m multiple) In(p *i18n.Printer, f d.Format) string {
+	n := d.Num{V: float64(m), Prec: -1}.In(p, f)
+	if p.Lang() != "ru" {
+		return n
+	}
+	i := int(m)
+	if float64(i) != float64(m) || i%10 >= 2 && i%10 <= 4 && (i%100 < 12 || i%100 > 14) {
+		return n + f.Esc(" раза")
+	}
+	return n + f.Esc(" раз")
 }

@@ -21,6 +21,7 @@ type builder struct {
 	runs      decide.Runs
 	doc       *d.Doc
 	levelSaid bool                        // an adaptive step's interval level has been explained
+	nearSaid  bool                        // the near-repeat steps have been named
 	warn      map[string][]decide.Warning // by trial key
 	// startup is what each trial's engine printed at start-up, by key
 	// (BuildWithLogs); empty for Build.

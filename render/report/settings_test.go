@@ -214,7 +214,7 @@ func TestCapacitySearchUnfinished(t *testing.T) {
 	for _, want := range []string{
 		"between 7.375 req/s and 8.375 req/s for the recommended configuration, between 2 req/s and 4.125 req/s for the baseline.",
 		"Each probe sent its rate for about 30 s (rate × 30 requests, at least 50).",
-		"The recommended configuration: the search was not finished. Its run at 7.875 req/s broke P90 TTFT (1,257.73 ms) in its tail alone",
+		"The recommended configuration: the search was not finished. Its run at 7.875 req/s broke P90 TTFT (1,257.73 ms) while its median stayed low",
 		"If it confirms the breach, the capacity lies between 7.375 req/s and 7.875 req/s.",
 		"| Optimized | 7.875 req/s | 1,257.73 ms | 16.97 ms | ✗ (one run, not confirmed) |",
 		"| Baseline | 3.125 req/s | 1,004.85 ms | 11.97 ms | ✗ (one run, not confirmed) |",

@@ -214,9 +214,10 @@ func (b *builder) pareto(ss *schema.Step, st decide.Step) {
 	b.doc.Add(c, text, t)
 }
 
-// tradeOff reports whether some load has a frontier of two points or
-// more: where one point beats every other of its load, the table's
-// marks say all a chart would.
+// tradeOff reports whether a chart shows more than the table's marks:
+// some load has a frontier of two points or more, or three points (a
+// search's probes draw a curve). Two points where one beats the other
+// are said by the marks.
 func tradeOff(panels []d.Panel) bool {
 	for _, p := range panels {
 		n := 0
@@ -225,7 +226,7 @@ func tradeOff(panels []d.Panel) bool {
 				n++
 			}
 		}
-		if n > 1 {
+		if n > 1 || len(p.Points) > 2 {
 			return true
 		}
 	}

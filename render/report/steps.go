@@ -387,9 +387,13 @@ func (b *builder) decisionText(ss *schema.Step, st decide.Step) d.Text {
 	case decide.ReasonBetter:
 		return d.M("Adopted: %s.", b.optionName(ss, *st.Adopted))
 	case decide.ReasonSingleRun:
-		if spread, _, ok := b.yardstick(st); ok && st.Comparison != nil {
+		if spread, who, ok := b.yardstick(st); ok && st.Comparison != nil {
 			// The verdict has read the gain against the study's noise.
-			if gapShare(b.s.Objective.Metric, st.Comparison.Ratio) < 3*spread {
+			limit := 3 * spread
+			if hi, _, ranged := b.upper(who, round3(spread)); ranged {
+				limit = hi
+			}
+			if gapShare(b.s.Objective.Metric, st.Comparison.Ratio) < limit {
 				return d.M("Adopted without an interval, by the rule alone: %s gains %s, above the required %s.", b.optionName(ss, *st.Adopted), gain, minGain)
 			}
 			return d.M("Adopted without an interval: %s gains %s, above the required %s.", b.optionName(ss, *st.Adopted), gain, minGain)
