@@ -9,6 +9,7 @@ var _ = register(Language{
 	Code: "zh", Tag: language.SimplifiedChinese, Name: "中文", Rank: 1,
 	Messages: map[string]string{
 		// Section titles.
+		"%s cannot repeat this run's workload exactly (where it has a workload of this kind, it draws other prompts or arrivals): %s repeats it.": "%s 无法精确复现该运行的负载（即便有同类负载，它抽取的提示或到达时间也不同）：可用 %s 复现。",
 		"possibly noise": "可能只是噪声",
 		"not settled":    "尚无定论",
 		"beyond the study's run-to-run variation": "超出本研究的运行间波动",
@@ -54,7 +55,6 @@ var _ = register(Language{
 		"%s, baseline and optimized (upper bounds above concurrency 1)":                                                                                                                                                                                                                         "%s：基线配置与优化后（并发大于 1 时为上限）",
 		"%s (upper bounds above concurrency 1)": "%s（并发大于 1 时为上限）",
 		"The chart leaves out the step \"%s\": one of its figures is over twice any other step's and would flatten the rest; the table above has it.": "图中省略了“%s”这一步：它的一个数值是其他任何步骤的两倍以上，会把其余差异压平；上表列出了它。",
-		"%s has no equivalent of this run's workload: %s repeats it.":                                                                                 "%s 没有与该运行负载等价的功能：可用 %s 复现。",
 		"Every run produced the same number of output tokens, so the runs' client, %s, set each response's length, which its command line cannot do with the ShareGPT file. Under each run in the appendix, a command for %s repeats that run's kind of load without servelab: with %s it gives each request the length of its ShareGPT reply, the rate or concurrency and the request count are the run's, and the prompts it draws may differ, so the mean length may too. The two clients time TPOT and ITL differently: compare mean latency and TTFT with this page, not those. Its flags are checked against the argument parser of %s at commit %s.": "每次运行的输出 token 总数都相同，可见这些运行的客户端 %s 为每个回答设定了长度，而它的命令行在使用 ShareGPT 文件时做不到这一点。附录中每次运行下方给出一条 %s 命令，可在不使用 servelab 的情况下复现该运行的负载类型：加上 %s 后，每个请求的长度取其 ShareGPT 回答的长度，请求速率或并发数和请求数与该运行相同；抽取的提示可能不同，因此平均长度也可能不同。两种客户端计算 TPOT 和 ITL 的方式不同：请用平均延迟和 TTFT 与本页比较，而不要比较这两项。这些参数已与 %s 在提交 %s 时的参数解析器核对过。",
 		"At %s, though, it breaks %s in %d of its %d runs of %d requests (up to %s).":                       "但在%[1]s下，它的 %[4]d 次运行（每次 %[5]d 个请求）中有 %[3]d 次违反 %[2]s（最高 %[6]s）。",
 		"%s (%s): between %s and %s for the recommended configuration, between %s and %s for the baseline.": "%[1]s（%[2]s）：推荐配置在 %[3]s 到 %[4]s 之间，基线配置在 %[5]s 到 %[6]s 之间。",

@@ -67,7 +67,7 @@ func (b *builder) rawTrial(k *sink, t *plan.Trial) {
 		peer = peerOf("vllm-bench", "")
 	}
 	if argv == nil && len(notes) > 0 {
-		k.add(d.Para{Text: d.M("%s has no equivalent of this run's workload: %s repeats it.", d.Code(peer.Name), d.Code("servelab bench"))})
+		k.add(d.Para{Text: d.M("%s cannot repeat this run's workload exactly (where it has a workload of this kind, it draws other prompts or arrivals): %s repeats it.", d.Code(peer.Name), d.Code("servelab bench"))})
 	}
 	if argv != nil {
 		k.add(d.Para{Text: d.M("Reproduce the load with %s:", d.Code(peer.Name))})
