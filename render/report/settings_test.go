@@ -74,16 +74,12 @@ func TestStartupSettingsH200(t *testing.T) {
 	if cmd < 0 || warn < 0 || warn < cmd {
 		t.Fatalf("no start-up notice below the final command (notice at %d, command at %d)", warn, cmd)
 	}
-	for _, want := range []string{
+	wantAll(t, "H200", md,
 		"`--cache-idle-slots`, which the command does not set, depends on what `--cache-ram 0` sets",
 		"| `n_slots` | `8` | `--parallel` | `--parallel 8` |",
 		"| `n_threads` | `16` | `--threads` | not set |",
 		"| `n_slots` | `4` | `8` |", // the parallel-slots step's options
-	} {
-		if !strings.Contains(md, want) {
-			t.Errorf("the report lacks %q", want)
-		}
-	}
+	)
 	if again := markdownOf(t, s, a, store.Open("../../results"), "en"); again != md {
 		t.Error("two renders differ")
 	}
@@ -171,6 +167,23 @@ func TestStartupGoldenH200(t *testing.T) {
 	}
 }
 
+// plainEN is the English Markdown page with plain spaces for the
+// non-breaking ones, as tests quote it.
+func plainEN(t *testing.T, s *schema.Study, a *decide.Analysis) string {
+	t.Helper()
+	return strings.ReplaceAll(markdownOf(t, s, a, nil, "en"), "\u00a0", " ")
+}
+
+// wantAll reports each of wants the page md lacks, naming what.
+func wantAll(t *testing.T, what, md string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(md, want) {
+			t.Errorf("%s: the report lacks %q", what, want)
+		}
+	}
+}
+
 // shortProbes is the H200 study's capacity search as session 4 ran it:
 // 50 requests a probe, 5 s at 10 req/s. Its records stay in results/.
 func shortProbes(s *schema.Study) {
@@ -187,19 +200,15 @@ func shortProbes(s *schema.Study) {
 // and why, and marks it in the probe table.
 func TestCapacityCountsOnlyProbesThatKeptUp(t *testing.T) {
 	s, a := h200StudyWith(t, shortProbes)
-	md := strings.ReplaceAll(markdownOf(t, s, a, nil, "en"), "\u00a0", " ")
-	for _, want := range []string{
+	md := plainEN(t, s, a)
+	wantAll(t, "H200", md,
 		"between 9.25 req/s and 10 req/s for the recommended configuration, between 3.75 req/s and 4.5 req/s for the baseline.",
 		"also met the bounds at 10 req/s, above the 9.88 req/s it completed at most at any fixed concurrency",
 		"| Optimized | 9.25 req/s | 908.78 ms |",
 		"| Optimized | 10 req/s | 584.36 ms |",
 		"ms | ✓ (not counted: above the most served) |",
 		"| Optimized | 10.75 req/s | 1,375.74 ms |",
-	} {
-		if !strings.Contains(md, want) {
-			t.Errorf("the report lacks %q", want)
-		}
-	}
+	)
 	if strings.Contains(md, "): 10 req/s for the recommended configuration") {
 		t.Error("the report states 10.00 req/s as the final's capacity")
 	}
@@ -210,19 +219,15 @@ func TestCapacityCountsOnlyProbesThatKeptUp(t *testing.T) {
 // probes stopped before the confirming runs of their last breaches.
 func TestCapacitySearchUnfinished(t *testing.T) {
 	s, a := h200Study(t)
-	md := strings.ReplaceAll(markdownOf(t, s, a, nil, "en"), "\u00a0", " ")
-	for _, want := range []string{
+	md := plainEN(t, s, a)
+	wantAll(t, "H200", md,
 		"between 7.375 req/s and 8.375 req/s for the recommended configuration, between 2 req/s and 4.125 req/s for the baseline.",
 		"Each probe sent its rate for about 30 s (rate × 30 requests, at least 50).",
 		"The recommended configuration: the search was not finished. Its run at 7.875 req/s broke P90 TTFT (1,257.73 ms) while its median stayed low",
 		"If it confirms the breach, the capacity lies between 7.375 req/s and 7.875 req/s.",
 		"| Optimized | 7.875 req/s | 1,257.73 ms | 16.97 ms | ✗ (one run, not confirmed) |",
 		"| Baseline | 3.125 req/s | 1,004.85 ms | 11.97 ms | ✗ (one run, not confirmed) |",
-	} {
-		if !strings.Contains(md, want) {
-			t.Errorf("the report lacks %q", want)
-		}
-	}
+	)
 }
 
 // The SLO is judged at one load; a bound the final's runs break at
@@ -230,7 +235,7 @@ func TestCapacitySearchUnfinished(t *testing.T) {
 // shared-prefix run: P90 TPOT 25.33 ms against 25 ms).
 func TestSLOBrokenElsewhere(t *testing.T) {
 	s, a := h200Study(t)
-	md := strings.ReplaceAll(markdownOf(t, s, a, nil, "en"), "\u00a0", " ")
+	md := plainEN(t, s, a)
 	want := "At shared prefixes, concurrency 8, though, it breaks P90 TPOT ≤ 25 ms in 1 of its 3 runs of 40 requests (up to 25.33 ms)."
 	if !strings.Contains(md, want) {
 		t.Errorf("the report lacks %q", want)
