@@ -9,6 +9,8 @@ var _ = register(Language{
 	Code: "zh", Tag: language.SimplifiedChinese, Name: "中文", Rank: 1,
 	Messages: map[string]string{
 		// Section titles.
+		"Without them, the command is:": "去掉它们后，命令为：",
+		"Without it, the command is:":   "去掉它后，命令为：",
 		"%s cannot repeat this run's workload exactly (where it has a workload of this kind, it draws other prompts or arrivals): %s repeats it.": "%s 无法精确复现该运行的负载（即便有同类负载，它抽取的提示或到达时间也不同）：可用 %s 复现。",
 		"possibly noise": "可能只是噪声",
 		"not settled":    "尚无定论",

@@ -43,6 +43,7 @@ func (b *builder) conclusion() {
 		b.doc.Add(d.Note{Text: d.M("Every run of this configuration failed: the steps chose it, but no measurement shows that it serves. %s lists why each run failed; fix that and run the study again before using this command.", d.Code("servelab analyze"))})
 	}
 	b.doc.Add(d.CodeBlock{Lang: "bash", Body: heredocs(a.Final.Files) + MultiLine(a.Final.Env, a.Final.Argv)})
+	b.deployLinks()
 	if localModel(a.Final.Model) {
 		b.doc.Add(d.Note{Text: d.M("The command loads the model file the study measured, %s: put the path of your own %s file of this model in its place. The other settings are what the study measured on its own loads: re-test them where your traffic differs (prompt lengths, concurrency). A file of another precision needs its own test, apart from any the steps above measured.", d.Code(a.Final.Model), d.Lit(strings.ToUpper(b.dtypeOf(a.Final.Model))))})
 	}
@@ -51,7 +52,6 @@ func (b *builder) conclusion() {
 	}
 	b.noiseAdoptions()
 	b.startupWarnings()
-	b.deployLinks()
 	b.gain()
 	if slo != nil && a.SLO.Met {
 		b.doc.Add(d.Para{Text: d.Sentences(append([]d.Text{slo}, b.breaches()...)...)})
@@ -340,11 +340,13 @@ func localModel(id string) bool {
 // reader should know that they may make no difference.
 func (b *builder) noiseAdoptions() {
 	var parts []d.Text
+	skip := map[string]bool{}
 	for _, st := range b.a.Steps {
 		c := st.Comparison
 		if st.Adopted == nil || st.Reason != decide.ReasonSingleRun || c == nil || c.Gain >= smallGain {
 			continue
 		}
+		skip[st.ID] = true
 		parts = append(parts, d.Sentences(b.optionName(studyStep(b.s, st.ID), *st.Adopted), d.Paren{Text: pct(c.Gain)}))
 	}
 	if len(parts) == 0 {
@@ -355,6 +357,59 @@ func (b *builder) noiseAdoptions() {
 		key = "%s was adopted on single runs for a gain under 3%%, which a single run cannot tell from run-to-run variation (servelab's default minimum gain is 3%% for that reason), so it may bring nothing. The command keeps it by the study's rule (minimum gain %s); it can be left out."
 	}
 	b.doc.Add(d.Note{Text: d.M(key, andList(parts), pct(b.s.Objective.MinGain))})
+	if l, ok := b.leanLaunch(skip); ok {
+		without := d.M("Without them, the command is:")
+		if len(parts) == 1 {
+			without = d.M("Without it, the command is:")
+		}
+		b.doc.Add(d.Para{Text: without}, d.CodeBlock{Lang: "bash", Body: heredocs(l.Files) + MultiLine(l.Env, l.Argv)})
+	}
+}
+
+// leanLaunch is the final configuration less the steps in skip: the
+// adopted variants of the other steps on the baseline's engine (or the
+// engine a step selected). ok is false where rebuilding with nothing
+// skipped does not give the final command, so the page never prints a
+// command the study's decisions do not reach.
+func (b *builder) leanLaunch(skip map[string]bool) (plan.Launch, bool) {
+	build := func(skip map[string]bool) (plan.Launch, bool) {
+		c := plan.BaseConfig(b.s, b.s.Baseline.Engine)
+		for _, st := range b.a.Steps {
+			ss := studyStep(b.s, st.ID)
+			switch {
+			case ss == nil || st.Adopted == nil || skip[st.ID]:
+			case ss.Select != nil && slices.Contains(ss.Select.Engines, *st.Adopted):
+				c = plan.BaseConfig(b.s, *st.Adopted)
+			default:
+				v, ok := stepVariant(ss, *st.Adopted)
+				if !ok {
+					return plan.Launch{}, false
+				}
+				c = c.Apply(v)
+			}
+		}
+		l, err := plan.Command(b.s, c)
+		return l, err == nil
+	}
+	full, ok := build(nil)
+	if !ok || !slices.Equal(full.Argv, b.a.Final.Argv) {
+		return plan.Launch{}, false
+	}
+	return build(skip)
+}
+
+// stepVariant is the variant of ss named name, tried or selected.
+func stepVariant(ss *schema.Step, name string) (schema.Variant, bool) {
+	vs := ss.Variants
+	if ss.Select != nil {
+		vs = append(slices.Clone(vs), ss.Select.Variants...)
+	}
+	for _, v := range vs {
+		if v.Name == name {
+			return v, true
+		}
+	}
+	return schema.Variant{}, false
 }
 
 // andList joins items as a sentence lists them: "a, b and c".

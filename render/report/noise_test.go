@@ -37,3 +37,20 @@ func TestNoiseYardstick(t *testing.T) {
 		"this difference of 5.8% is more than the 0.2% by which the near-repeat runs (“CUDA Graph Max Batch Size in SGLang”) differ, but less than the 6.6% by which the runs of one configuration (EAGLE3 4/4/16, 2 runs) differ, so it is not settled",
 	)
 }
+
+// The settings adopted by the rule alone can be left out, and the page
+// prints the command without them: the 9B final less its performance
+// mode and language-model-only flags, MTP kept.
+func TestCommandWithoutNoiseAdoptions(t *testing.T) {
+	s, a, runs := seed(t, "qwen3.5-9b-h100-latency")
+	a.Runs = runs
+	md := plainEN(t, s, a)
+	_, after, ok := strings.Cut(md, "Without them, the command is:")
+	if !ok {
+		t.Fatal("the 9B page has no command without its rule-alone flags")
+	}
+	lean, _, _ := strings.Cut(strings.SplitN(after, "```bash\n", 2)[1], "```")
+	if !strings.Contains(lean, "--speculative-config") || strings.Contains(lean, "--performance-mode") || strings.Contains(lean, "--language-model-only") {
+		t.Errorf("the command without them is:\n%s", lean)
+	}
+}
