@@ -169,6 +169,9 @@ func (b *builder) capacities() {
 				parts = append(parts, t)
 			}
 		}
+		if c.Final != nil && c.Final.Confirm || c.Baseline != nil && c.Baseline.Confirm {
+			parts = append(parts, d.M("A probe whose P90 is above %d times its median broke the bound with a few slow requests: the search runs such a rate again before it moves below it.", decide.StallFactor))
+		}
 		if c.Final != nil && c.Final.BelowLow || c.Baseline != nil && c.Baseline.BelowLow {
 			parts = append(parts, d.M("A search whose low end already breaks the bounds found no rate that meets them: lower search.low to measure it."))
 		}
@@ -261,12 +264,12 @@ func (b *builder) unfinished(name d.Text, role string, c *decide.CapacitySide) d
 		}
 	}
 	v, _ := b.probeFigure(role, c.Next, bound.Metric)
-	t := d.M("%s: the search was not finished. Its run at %s broke %s (%s) while its median stayed low (the P90 was above %d times the median): a few slow requests, which the search checks with a second run before it moves below that rate; that run was not made.",
-		name, rateN(c.Next), MetricName(bound.Metric), value(bound.Metric, v), decide.StallFactor)
 	if lo, _, ok := edges(c); ok {
-		return d.Sentences(t, d.M("If it confirms the breach, the capacity lies between %s and %s.", rateN(lo), rateN(c.Next)))
+		return d.M("%s: the search was not finished. Its run at %s broke %s (%s) with a few slow requests, and the second run that would confirm it was not made; if it does, the capacity lies between %s and %s.",
+			name, rateN(c.Next), MetricName(bound.Metric), value(bound.Metric, v), rateN(lo), rateN(c.Next))
 	}
-	return t
+	return d.M("%s: the search was not finished. Its run at %s broke %s (%s) with a few slow requests, and the second run that would confirm it was not made.",
+		name, rateN(c.Next), MetricName(bound.Metric), value(bound.Metric, v))
 }
 
 // probeTable lists both sides' probes by rate: each bound's figure
