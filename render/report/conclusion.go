@@ -47,15 +47,17 @@ func (b *builder) conclusion() {
 	if localModel(a.Final.Model) {
 		b.doc.Add(d.Note{Text: d.M("The command loads the model file the study measured, %s: put the path of your own %s file of this model in its place. The other settings are what the study measured on its own loads: re-test them where your traffic differs (prompt lengths, concurrency). A file of another precision needs its own test, apart from any the steps above measured.", d.Code(a.Final.Model), d.Lit(strings.ToUpper(b.dtypeOf(a.Final.Model))))})
 	}
+	// The answer before the caveats: what the command gains and whether
+	// it meets the SLO, then the notes that qualify it.
+	b.gain()
+	if slo != nil && a.SLO.Met {
+		b.doc.Add(d.Para{Text: d.Sentences(append([]d.Text{slo}, b.breaches()...)...)})
+	}
 	for _, n := range s.CommandNotes {
 		b.doc.Add(d.Note{Text: d.Prose(n)})
 	}
 	b.noiseAdoptions()
 	b.startupWarnings()
-	b.gain()
-	if slo != nil && a.SLO.Met {
-		b.doc.Add(d.Para{Text: d.Sentences(append([]d.Text{slo}, b.breaches()...)...)})
-	}
 	b.sources()
 	b.capacities()
 	b.tradeoffs()
