@@ -1,8 +1,6 @@
 package schema
 
 import (
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 )
@@ -37,11 +35,7 @@ import "servelab.dev/schema"
 // a negated switch, a default only noted, a switch written false and a
 // flag the engine's args set otherwise are not.
 func TestDefaultEquals(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "study.cue")
-	if err := os.WriteFile(file, []byte(defaultsStudy), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s, err := loader(t).LoadFile(file)
+	s, err := loadSource(t, loader(t), defaultsStudy)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,8 +2,6 @@ package schema
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -40,9 +38,7 @@ func TestLimitsMatchSchema(t *testing.T) {
 		for i, v := range vals {
 			args[i] = v
 		}
-		f := filepath.Join(t.TempDir(), "lim.cue")
-		os.WriteFile(f, []byte(fmt.Sprintf(limitStudy, args...)), 0o644)
-		_, err := l.LoadFile(f)
+		_, err := loadSource(t, l, fmt.Sprintf(limitStudy, args...))
 		return err
 	}
 	if err := load(ok); err != nil {
@@ -66,9 +62,7 @@ func TestLimitsMatchSchema(t *testing.T) {
 // keeps in memory is refused, naming the profile's requests.
 func TestRunTokensBounded(t *testing.T) {
 	src := fmt.Sprintf(strings.Replace(limitStudy, "outputLen: 8", "outputLen: 1000", 1), "8", "0", "60", "2", "1", "200000", "4")
-	f := filepath.Join(t.TempDir(), "lim.cue")
-	os.WriteFile(f, []byte(src), 0o644)
-	_, err := loader(t).LoadFile(f)
+	_, err := loadSource(t, loader(t), src)
 	if err == nil || !strings.Contains(err.Error(), "profiles.p.requests") || !strings.Contains(err.Error(), "more than one run keeps in memory") {
 		t.Errorf("err = %v", err)
 	}

@@ -16,6 +16,17 @@ func loader(t testing.TB) *Loader {
 	return l
 }
 
+// loadSource loads study source src through l, from a file of the
+// test's own.
+func loadSource(t testing.TB, l *Loader, src string) (*Study, error) {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "study.cue")
+	if err := os.WriteFile(f, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return l.LoadFile(f)
+}
+
 // Every committed study loads (CUE's TestLatest idea).
 func TestCommittedStudies(t *testing.T) {
 	studies, errs := loader(t).LoadPaths([]string{"../studies"})
@@ -97,11 +108,7 @@ func TestGPUAliasHint(t *testing.T) {
 		t.Fatal(err)
 	}
 	bad := strings.Replace(string(src), `gpu: "NVIDIA H100 80GB HBM3"`, `gpu: "H100 SXM"`, 1)
-	f := filepath.Join(t.TempDir(), "s.cue")
-	if err := os.WriteFile(f, []byte(bad), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	_, err = loader(t).LoadFile(f)
+	_, err = loadSource(t, loader(t), bad)
 	if err == nil || !strings.Contains(err.Error(), `did you mean "NVIDIA H100 80GB HBM3"`) {
 		t.Errorf("err = %v", err)
 	}

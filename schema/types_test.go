@@ -2,8 +2,6 @@ package schema
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -53,9 +51,7 @@ const searchStudy = `import "servelab.dev/schema"
 func TestSearchSecondsBounded(t *testing.T) {
 	l := loader(t)
 	load := func(out, high, secs string) error {
-		f := filepath.Join(t.TempDir(), "s.cue")
-		os.WriteFile(f, []byte(fmt.Sprintf(searchStudy, out, high, secs)), 0o644)
-		_, err := l.LoadFile(f)
+		_, err := loadSource(t, l, fmt.Sprintf(searchStudy, out, high, secs))
 		return err
 	}
 	if err := load("8", "10", "30"); err != nil {
