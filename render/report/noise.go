@@ -73,63 +73,91 @@ func (b *builder) named(who d.Text) d.Text {
 	return n.Text
 }
 
-// noiseVerdict reads a comparison without an interval against the
-// yardstick: within it the difference may be noise, under three times
-// it is not settled, beyond that noise of that size does not explain
-// it. nil where there is no yardstick; a nearRepeat step's own
-// comparison is the measure itself.
+// Where a difference without an interval falls against the yardstick.
+const (
+	withinNoise = iota // no more than the spread
+	unsettled          // under three times it, or under the wider spread
+	beyondNoise
+)
+
+// reading is a comparison without an interval read against the
+// yardstick: its gap and the spread (rounded as the page prints them),
+// the wider spread where one bounds the near-repeat runs (hiWho nil
+// otherwise), and where the gap falls.
+type reading struct {
+	gap, spread, hi float64
+	who, hiWho      d.Text
+	tier            int
+}
+
+// readNoise is st's comparison read against the yardstick; ok is false
+// where the comparison has an interval or there is no yardstick. Every
+// sentence about the reading (the verdict, the adoption, the list of
+// where the gain comes from) says this one.
+func (b *builder) readNoise(st decide.Step) (reading, bool) {
+	c := st.Comparison
+	if c == nil || c.Interval != nil || c.Ratio <= 0 {
+		return reading{}, false
+	}
+	spread, who, ok := b.yardstick(st)
+	if !ok {
+		return reading{}, false
+	}
+	r := reading{gap: round3(gapShare(b.s.Objective.Metric, c.Ratio)), spread: round3(spread), who: who}
+	limit := 3 * r.spread
+	if hi, hiWho, ranged := b.upper(who, r.spread); ranged {
+		r.hi, r.hiWho, limit = hi, hiWho, hi
+	}
+	switch {
+	case r.gap <= r.spread:
+		r.tier = withinNoise
+	case r.gap < limit:
+		r.tier = unsettled
+	default:
+		r.tier = beyondNoise
+	}
+	return r, true
+}
+
+// noiseVerdict says the reading as the step's verdict. nil where there
+// is none; a nearRepeat step's own comparison is the measure itself.
 func (b *builder) noiseVerdict(ss *schema.Step, st decide.Step) d.Text {
 	c := st.Comparison
 	if c.Interval != nil || c.Ratio <= 0 || c.Verdict == decide.NoDifference && max(c.RunsA, c.RunsB) > 1 {
 		return nil
 	}
-	gap := round3(gapShare(b.s.Objective.Metric, c.Ratio))
 	if ss != nil && ss.NearRepeat {
-		return d.M("Too few runs for an interval. The step's settings cannot change what the engine does at this load, so its runs are in effect repeats of the current configuration: this difference of %s measures run-to-run variation.", pct(gap))
+		return d.M("Too few runs for an interval. The step's settings cannot change what the engine does at this load, so its runs are in effect repeats of the current configuration: this difference of %s measures run-to-run variation.", pct(round3(gapShare(b.s.Objective.Metric, c.Ratio))))
 	}
-	spread, who, ok := b.yardstick(st)
+	r, ok := b.readNoise(st)
 	if !ok {
 		return nil
 	}
-	spread = round3(spread)
-	hi, hiWho, ranged := b.upper(who, spread)
-	who = b.named(who)
-	if ranged && gap > spread {
-		if gap < hi {
-			return d.M("Too few runs for an interval: this difference of %s is more than the %s by which %s differ, but less than the %s by which %s differ, so it is not settled.", pct(gap), pct(spread), who, pct(hi), hiWho)
-		}
-		return d.M("Too few runs for an interval: this difference of %s is more than both the %s by which %s differ and the %s by which %s differ, so run-to-run variation of either size does not explain it.", pct(gap), pct(spread), who, pct(hi), hiWho)
-	}
+	who, gap, spread := b.named(r.who), pct(r.gap), pct(r.spread)
 	switch {
-	case gap <= spread:
-		return d.M("Too few runs for an interval: %s differ by up to %s, as much as this difference of %s, so it may be run-to-run variation.", who, pct(spread), pct(gap))
-	case gap < 3*spread:
-		return d.M("Too few runs for an interval: %s differ by up to %s; this difference of %s is less than three times that, so it is not settled.", who, pct(spread), pct(gap))
+	case r.tier == withinNoise:
+		return d.M("Too few runs for an interval: %s differ by up to %s, as much as this difference of %s, so it may be run-to-run variation.", who, spread, gap)
+	case r.hiWho != nil && r.tier == unsettled:
+		return d.M("Too few runs for an interval: this difference of %s is more than the %s by which %s differ, but less than the %s by which %s differ, so it is not settled.", gap, spread, who, pct(r.hi), r.hiWho)
+	case r.hiWho != nil:
+		return d.M("Too few runs for an interval: this difference of %s is more than both the %s by which %s differ and the %s by which %s differ, so run-to-run variation of either size does not explain it.", gap, spread, who, pct(r.hi), r.hiWho)
+	case r.tier == unsettled:
+		return d.M("Too few runs for an interval: %s differ by up to %s; this difference of %s is less than three times that, so it is not settled.", who, spread, gap)
 	}
-	return d.M("Too few runs for an interval: %s differ by up to %s; this difference of %s is %s times that, so run-to-run variation of that size does not explain it.", who, pct(spread), pct(gap), timesOf(gap/spread))
+	return d.M("Too few runs for an interval: %s differ by up to %s; this difference of %s is %s times that, so run-to-run variation of that size does not explain it.", who, spread, gap, timesOf(r.gap/r.spread))
 }
 
-// noiseSource is noiseVerdict's reading, in the few words the list of
-// where the gain comes from has room for (the step says the rest); nil
-// where there is no yardstick.
+// noiseSource is the reading in the few words the list of where the
+// gain comes from has room for (the step says the rest); nil where
+// there is none.
 func (b *builder) noiseSource(st decide.Step) d.Text {
-	c := st.Comparison
-	if c.Interval != nil || c.Ratio <= 0 {
-		return nil
-	}
-	spread, who, ok := b.yardstick(st)
-	if !ok {
-		return nil
-	}
-	gap, spread := round3(gapShare(b.s.Objective.Metric, c.Ratio)), round3(spread)
-	limit := 3 * spread
-	if hi, _, ranged := b.upper(who, spread); ranged {
-		limit = hi
-	}
+	r, ok := b.readNoise(st)
 	switch {
-	case gap <= spread:
+	case !ok:
+		return nil
+	case r.tier == withinNoise:
 		return d.M("possibly noise")
-	case gap < limit:
+	case r.tier == unsettled:
 		return d.M("not settled")
 	}
 	return d.M("beyond the study's run-to-run variation")

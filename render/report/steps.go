@@ -142,7 +142,7 @@ func (b *builder) decision(ss *schema.Step, st decide.Step) {
 	if t := b.levelNote(c); t != nil {
 		verdict = append(verdict, t)
 	}
-	if _, _, own := b.yardstick(st); !own {
+	if _, read := b.readNoise(st); !read {
 		if t := b.spreadNote(c); t != nil {
 			verdict = append(verdict, t)
 		}
@@ -387,13 +387,9 @@ func (b *builder) decisionText(ss *schema.Step, st decide.Step) d.Text {
 	case decide.ReasonBetter:
 		return d.M("Adopted: %s.", b.optionName(ss, *st.Adopted))
 	case decide.ReasonSingleRun:
-		if spread, who, ok := b.yardstick(st); ok && st.Comparison != nil {
+		if r, ok := b.readNoise(st); ok {
 			// The verdict has read the gain against the study's noise.
-			limit := 3 * spread
-			if hi, _, ranged := b.upper(who, round3(spread)); ranged {
-				limit = hi
-			}
-			if gapShare(b.s.Objective.Metric, st.Comparison.Ratio) < limit {
+			if r.tier != beyondNoise {
 				return d.M("Adopted without an interval, by the rule alone: %s gains %s, above the required %s.", b.optionName(ss, *st.Adopted), gain, minGain)
 			}
 			return d.M("Adopted without an interval: %s gains %s, above the required %s.", b.optionName(ss, *st.Adopted), gain, minGain)
