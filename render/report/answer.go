@@ -294,11 +294,11 @@ func (b *builder) probeTable(row decide.ValidationRow) (d.Table, bool) {
 		for _, p := range sideProbes(side.c) {
 			cells := []d.Text{side.name, rateN(p.Rate)}
 			for _, x := range bounds {
-				v, ok := b.probeFigure(side.role, p.Rate, x.Metric)
-				cells = append(cells, d.Text(d.M("not recorded")))
-				if ok {
-					cells[len(cells)-1] = value(x.Metric, v)
+				var cell d.Text = d.M("not recorded")
+				if v, ok := b.probeFigure(side.role, p.Rate, x.Metric); ok {
+					cell = value(x.Metric, v)
 				}
+				cells = append(cells, cell)
 			}
 			t.Rows = append(t.Rows, append(cells, probeMark(side.c, p)))
 		}

@@ -38,7 +38,7 @@ func (b *builder) validationPrefix() {
 func (b *builder) prefixTable(id string, runs []namedTrial) {
 	t := d.Table{Head: []d.Text{d.M("Run"), d.M("Load"), d.M("Shared prefix"), d.M("Cache hit rate"), d.M("Cached tokens")},
 		Right: []bool{false, false, true, true, true}}
-	reuse := reusedLoads(b, runs)
+	reuse := b.reusedLoads(runs)
 	for _, run := range runs {
 		for _, r := range b.runs[run.t.Key] {
 			m := r.Metrics
@@ -62,12 +62,13 @@ func (b *builder) prefixTable(id string, runs []namedTrial) {
 // reusedLoads are the profiles where some run shared a prefix or hit
 // the cache: rows of nothing but zeros (random prompts) say nothing a
 // reader needs.
-func reusedLoads(b *builder, runs []namedTrial) map[string]bool {
+func (b *builder) reusedLoads(runs []namedTrial) map[string]bool {
 	out := map[string]bool{}
 	for _, run := range runs {
 		for _, r := range b.runs[run.t.Key] {
 			m := r.Metrics
-			if m.SharedPrefix != nil && *m.SharedPrefix > 0 || hitRate(m) != nil && *hitRate(m) > 0 || m.CachedTokens != nil && *m.CachedTokens > 0 {
+			hit := hitRate(m)
+			if m.SharedPrefix != nil && *m.SharedPrefix > 0 || hit != nil && *hit > 0 || m.CachedTokens != nil && *m.CachedTokens > 0 {
 				out[run.t.Profile] = true
 			}
 		}
