@@ -160,12 +160,8 @@ func (b *builder) capacities() {
 				d.M("Each is the highest probe that met the bounds while the server kept up with it: it completed at least %s of the rate while requests arrived, and the rate is no higher than the configuration completed in any run at fixed concurrency.", kept))
 		}
 		parts = append(parts, probeSize(prof))
-		for _, side := range []struct {
-			name d.Text
-			role string
-			c    *decide.CapacitySide
-		}{{d.M("The recommended configuration"), "validate/final", c.Final}, {d.M("The baseline"), "validate/baseline", c.Baseline}} {
-			if t := b.searchSide(side.name, side.role, side.c, prof); t != nil {
+		for _, side := range sidesOf(c) {
+			if t := b.searchSide(side.subject, side.role, side.c, prof); t != nil {
 				parts = append(parts, t)
 			}
 		}
@@ -185,6 +181,24 @@ func (b *builder) capacities() {
 		if ch, ok := b.capacityChart(row); ok && !ranged {
 			b.doc.Add(ch)
 		}
+	}
+}
+
+// capacitySide is one side of a capacity row: its search, the
+// validation role of its probes, and its names as a sentence's subject
+// and as a table's label.
+type capacitySide struct {
+	subject, name d.Text
+	role          string
+	c             *decide.CapacitySide
+}
+
+// sidesOf are the recommended configuration's side, then the
+// baseline's.
+func sidesOf(c *decide.CapacityRow) []capacitySide {
+	return []capacitySide{
+		{d.M("The recommended configuration"), d.M("Optimized"), "validate/final", c.Final},
+		{d.M("The baseline"), d.M("Baseline"), "validate/baseline", c.Baseline},
 	}
 }
 
@@ -283,11 +297,7 @@ func (b *builder) probeTable(row decide.ValidationRow) (d.Table, bool) {
 		t.Head, t.Right = append(t.Head, MetricName(x.Metric)), append(t.Right, true)
 	}
 	t.Head, t.Right = append(t.Head, d.M("Within the SLO")), append(t.Right, false)
-	for _, side := range []struct {
-		name d.Text
-		role string
-		c    *decide.CapacitySide
-	}{{d.M("Optimized"), "validate/final", row.Capacity.Final}, {d.M("Baseline"), "validate/baseline", row.Capacity.Baseline}} {
+	for _, side := range sidesOf(row.Capacity) {
 		if side.c == nil {
 			continue
 		}
