@@ -117,15 +117,18 @@ func (b *builder) gain() {
 			continue
 		}
 		t := d.M("Gain on the objective at %s: %s %s against %s for the baseline, %s.", ProfileTitle(b.s, row.Profile), MetricName(m), value(m, row.Final.Mean), value(m, row.Baseline.Mean), RatioText(m, *row.Ratio))
-		var more d.Text = d.M("No interval: each side is a single run without per-request samples, so there is no noise estimate.")
+		why := d.M("each side is a single run")
 		switch {
+		case row.Baseline.Runs > 1 && row.Final.Runs > 1:
+			why = d.M("one of the two has fewer than three runs")
 		case row.Baseline.Runs < 2 && row.Final.Runs > 1:
-			more = d.M("No interval: the baseline has a single run without per-request samples, so there is no noise estimate.")
+			why = d.M("the baseline has a single run")
 		case row.Final.Runs < 2 && row.Baseline.Runs > 1:
-			more = d.M("No interval: the recommended configuration has a single run without per-request samples, so there is no noise estimate.")
+			why = d.M("the recommended configuration has a single run")
 		}
-		if row.Baseline.Runs > 1 && row.Final.Runs > 1 {
-			more = d.M("No interval: one of the two has fewer than three runs and no per-request samples, so there is no noise estimate.")
+		var more d.Text = d.M("No interval (%s) and no per-request samples, so there is no noise estimate.", why)
+		if r, ok := b.readGain(*row.Ratio); ok {
+			more = b.gainVerdict(why, r)
 		}
 		if row.Interval != nil {
 			more = d.M("The %s interval of the ratio (%s) is %s to %s.", pct(b.s.Objective.Confidence), methodText(row.Method), times(row.Interval[0]), times(row.Interval[1]))
@@ -213,9 +216,9 @@ func (b *builder) validationNotes() {
 	for _, n := range b.a.Notes {
 		switch n {
 		case decide.DerivedLatencyNote:
-			key := "A mean latency marked ≤ or ≈ is derived because the runs' benchmark output has none. At a fixed concurrency N it is N × the run's duration ÷ its completed requests (Little's law): an upper bound, marked ≤, as fewer requests are in flight while a run starts and drains, and exact at concurrency 1, marked ≈. Two such bounds at one concurrency compare exactly as the runs' request throughputs do; the true mean latencies compare the same way only where starting and draining inflate both alike, so a speed-up may be off by a few percent. Elsewhere ≈ marks TTFT + TPOT × (mean output tokens − 1)."
+			key := "A mean latency marked ≤ or ≈ is derived because the runs' benchmark output has none. At a fixed concurrency N it is N × the run's duration ÷ its completed requests (Little's law): an upper bound, marked ≤, as fewer requests are in flight while a run starts and drains, and exact at concurrency 1, marked ≈. A ratio of two such bounds may be off from the true speed-up by a few percent. Elsewhere ≈ marks TTFT + TPOT × (mean output tokens − 1)."
 			if b.allFixedConcurrency() {
-				key = "A mean latency marked ≤ or ≈ is derived because the runs' benchmark output has none: N × the run's duration ÷ its completed requests at concurrency N (Little's law). Above concurrency 1 it is an upper bound, marked ≤, as fewer requests are in flight while a run starts and drains; at concurrency 1 it is exact, marked ≈. Two such bounds at one concurrency compare exactly as the runs' request throughputs do; the true mean latencies compare the same way only where starting and draining inflate both alike, so a speed-up may be off by a few percent."
+				key = "A mean latency marked ≤ or ≈ is derived because the runs' benchmark output has none: N × the run's duration ÷ its completed requests at concurrency N (Little's law). Above concurrency 1 it is an upper bound, marked ≤, as fewer requests are in flight while a run starts and drains; at concurrency 1 it is exact, marked ≈. A ratio of two such bounds may be off from the true speed-up by a few percent."
 			}
 			t := []d.Text{d.M(key)}
 			if c := b.formulaCheck(); c != nil {
@@ -223,6 +226,9 @@ func (b *builder) validationNotes() {
 			}
 			b.doc.Add(d.Note{Text: d.Sentences(t...)})
 		case decide.NoNoiseNote:
+			if _, _, ok := b.repeatSpread(); ok {
+				continue // the gain and each step are read against the near-repeat runs
+			}
 			if b.allSingle() {
 				b.doc.Add(d.Note{Text: d.M("Every trial ran once, so no comparison has a noise estimate: a difference smaller than the run-to-run variation cannot be told from none. Repeat the trials to get one.")})
 				continue
@@ -354,9 +360,9 @@ func (b *builder) noiseAdoptions() {
 	if len(parts) == 0 {
 		return
 	}
-	key := "%s were adopted on single runs for gains under 3%%, which a single run cannot tell from run-to-run variation (servelab's default minimum gain is 3%% for that reason), so they may bring nothing. The command keeps them by the study's rule (minimum gain %s); they can be left out."
+	key := "%s were adopted on single runs for gains under 3%%, which one run cannot tell from run-to-run variation: they are unproven, and the command keeps them only by the study's rule (minimum gain %s)."
 	if len(parts) == 1 {
-		key = "%s was adopted on single runs for a gain under 3%%, which a single run cannot tell from run-to-run variation (servelab's default minimum gain is 3%% for that reason), so it may bring nothing. The command keeps it by the study's rule (minimum gain %s); it can be left out."
+		key = "%s was adopted on a single run for a gain under 3%%, which one run cannot tell from run-to-run variation: it is unproven, and the command keeps it only by the study's rule (minimum gain %s)."
 	}
 	b.doc.Add(d.Note{Text: d.M(key, andList(parts), pct(b.s.Objective.MinGain))})
 	if l, ok := b.leanLaunch(skip); ok {

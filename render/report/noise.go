@@ -103,7 +103,24 @@ func (b *builder) readNoise(st decide.Step) (reading, bool) {
 	if !ok {
 		return reading{}, false
 	}
-	r := reading{gap: round3(gapShare(b.s.Objective.Metric, c.Ratio)), spread: round3(spread), who: who}
+	return b.readAgainst(c.Ratio, spread, who), true
+}
+
+// readGain is the validation's gain on the objective, without an
+// interval, read against the near-repeat runs; ok is false where the
+// study has none.
+func (b *builder) readGain(ratio float64) (reading, bool) {
+	spread, who, ok := b.repeatSpread()
+	if !ok || ratio <= 0 {
+		return reading{}, false
+	}
+	return b.readAgainst(ratio, spread, who), true
+}
+
+// readAgainst places a ratio's gap against a spread, bounded above by
+// the widest spread where the yardstick is the near-repeat runs.
+func (b *builder) readAgainst(ratio, spread float64, who d.Text) reading {
+	r := reading{gap: round3(gapShare(b.s.Objective.Metric, ratio)), spread: round3(spread), who: who}
 	limit := 3 * r.spread
 	if hi, hiWho, ranged := b.upper(who, r.spread); ranged {
 		r.hi, r.hiWho, limit = hi, hiWho, hi
@@ -116,7 +133,7 @@ func (b *builder) readNoise(st decide.Step) (reading, bool) {
 	default:
 		r.tier = beyondNoise
 	}
-	return r, true
+	return r
 }
 
 // noiseVerdict says the reading as the step's verdict. nil where there
@@ -161,6 +178,23 @@ func (b *builder) noiseSource(st decide.Step) d.Text {
 		return d.M("not settled")
 	}
 	return d.M("beyond the study's run-to-run variation")
+}
+
+// gainVerdict is the reading of the recommendation's gain, after why
+// it has no interval (why).
+func (b *builder) gainVerdict(why d.Text, r reading) d.Text {
+	who, gap, spread := b.named(r.who), pct(r.gap), pct(r.spread)
+	switch {
+	case r.tier == withinNoise:
+		return d.M("No interval (%s): %s differ by up to %s, as much as this gain of %s, so it may be run-to-run variation.", why, who, spread, gap)
+	case r.hiWho != nil && r.tier == unsettled:
+		return d.M("No interval (%s): this gain of %s is more than the %s by which %s differ, but less than the %s by which %s differ, so it is not settled.", why, gap, spread, who, pct(r.hi), r.hiWho)
+	case r.hiWho != nil:
+		return d.M("No interval (%s): this gain of %s is more than both the %s by which %s differ and the %s by which %s differ, so run-to-run variation of either size does not explain it.", why, gap, spread, who, pct(r.hi), r.hiWho)
+	case r.tier == unsettled:
+		return d.M("No interval (%s): %s differ by up to %s; this gain of %s is less than three times that, so it is not settled.", why, who, spread, gap)
+	}
+	return d.M("No interval (%s): %s differ by up to %s; this gain of %s is %s times that, so run-to-run variation of that size does not explain it.", why, who, spread, gap, timesOf(r.gap/r.spread))
 }
 
 // upper is the wider spread a reading against the near-repeat runs

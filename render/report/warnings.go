@@ -1,6 +1,9 @@
 package report
 
 import (
+	"slices"
+	"strings"
+
 	"servelab.dev/execute/decide"
 	d "servelab.dev/render/document"
 	"servelab.dev/schema/plan"
@@ -21,18 +24,57 @@ func (b *builder) warnings() {
 		notes = append(notes, d.Note{Warn: true, Cause: "warmup", Text: t})
 	}
 	notes = append(notes, b.defaultEquals()...) // about the study, before the runs' data
-	for _, code := range causes {
-		runs, n, first := b.runsWith(code)
-		if n == 0 {
-			continue
-		}
-		notes = append(notes, d.Note{Warn: true, Cause: code, Text: d.Sentences(lintText(first, b.s.Benchmark.Client.Name), b.concerned(code, runs, n))})
-	}
+	notes = append(notes, b.lintNotes()...)
 	if len(notes) == 0 {
 		return
 	}
 	b.h(2, "warnings", d.M("Warnings about the data"))
 	b.doc.Add(notes...)
+}
+
+// lintNotes is one callout per cause, but causes that flag the same
+// runs share one: the reader learns once which runs a group of (!)
+// marks concerns.
+func (b *builder) lintNotes() []d.Block {
+	type group struct {
+		code  string
+		runs  []d.Text
+		n     int
+		texts []d.Text
+	}
+	var groups []*group
+	byKeys := map[string]*group{}
+	for _, code := range causes {
+		runs, n, first := b.runsWith(code)
+		if n == 0 {
+			continue
+		}
+		keys := b.flaggedKeys(code)
+		g := byKeys[keys]
+		if g == nil {
+			g = &group{code: code, runs: runs, n: n}
+			byKeys[keys] = g
+			groups = append(groups, g)
+		}
+		g.texts = append(g.texts, lintText(first, b.s.Benchmark.Client.Name))
+	}
+	var notes []d.Block
+	for _, g := range groups {
+		text := d.Sentences(append(g.texts, b.concerned(g.code, g.runs, g.n))...)
+		notes = append(notes, d.Note{Warn: true, Cause: g.code, Text: text})
+	}
+	return notes
+}
+
+// flaggedKeys are the keys of the trials a lint code flags, joined.
+func (b *builder) flaggedKeys(code string) string {
+	var keys []string
+	for _, t := range b.a.Plan.Trials {
+		if slices.ContainsFunc(b.warn[t.Key], func(w decide.Warning) bool { return w.Code == code }) {
+			keys = append(keys, t.Key)
+		}
+	}
+	return strings.Join(keys, " ")
 }
 
 // defaultEquals is one callout naming the options vet warned write
@@ -92,12 +134,12 @@ func (b *builder) concerned(code string, groups []d.Text, n int) d.Text {
 		return true
 	})
 	if len(spared) > 0 && total-n <= 4 {
-		return d.M("It concerns %d of the %d measured trials; not %s.", n, total, d.Join{Sep: "; ", Parts: spared})
+		return d.M("This concerns %d of the %d measured trials; not %s.", n, total, d.Join{Sep: "; ", Parts: spared})
 	}
 	if total == n {
-		return d.M("It concerns every measured trial (%d).", n)
+		return d.M("This concerns every measured trial (%d).", n)
 	}
-	return d.M("It concerns %d of the %d measured trials; the appendix marks each of their lines with (!).", n, total)
+	return d.M("This concerns %d of the %d measured trials; the appendix marks each of their lines with (!).", n, total)
 }
 
 // trialsWhere lists the trials pick keeps.
