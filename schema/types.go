@@ -64,12 +64,14 @@ type Study struct {
 
 // Model is the served model and its alternative checkpoints.
 type Model struct {
-	ID       string                  `json:"id"`
-	Title    *Text                   `json:"title,omitempty"`
-	Revision string                  `json:"revision,omitempty"`
-	Params   float64                 `json:"params"`
-	DType    string                  `json:"dtype"`
-	Variants map[string]ModelVariant `json:"variants,omitempty"`
+	ID       string `json:"id"`
+	Title    *Text  `json:"title,omitempty"`
+	Revision string `json:"revision,omitempty"`
+	// Tokenizer is the hub id whose tokenizer matches a local file's.
+	Tokenizer string                  `json:"tokenizer,omitempty"`
+	Params    float64                 `json:"params"`
+	DType     string                  `json:"dtype"`
+	Variants  map[string]ModelVariant `json:"variants,omitempty"`
 }
 
 // ModelVariant is another checkpoint of the model (e.g. FP8 weights).

@@ -32,6 +32,7 @@ func TestReproduceCommands(t *testing.T) {
 			for _, tweak := range []func(*schema.Study, *plan.Spec){
 				func(*schema.Study, *plan.Spec) {},
 				func(s *schema.Study, sp *plan.Spec) {
+					s.Model.Tokenizer = "Qwen/Qwen3-8B"
 					sp.Benchmark.IgnoreEOS, sp.Benchmark.Warmup, sp.Benchmark.Seed, sp.Benchmark.API = true, 3, 7, "completions"
 					if sp.Profile.Kind != "concurrency" {
 						sp.Profile.Kind, sp.Profile.Burstiness = "poisson", 0.5
@@ -82,6 +83,15 @@ func checkReproduce(t *testing.T, s *schema.Study, tr *plan.Trial) {
 	}
 	b, p := tr.Spec.Benchmark, tr.Spec.Profile
 	chat := b.API != "completions"
+	if tok := s.Model.Tokenizer; tok != "" && peer.Name != "servelab bench" {
+		flag := "--tokenizer"
+		if peer.Name == "guidellm benchmark" {
+			flag = "--processor"
+		}
+		if flags[flag] != tok {
+			t.Errorf("%s: %s %q, want the study's tokenizer %q", peer.Name, flag, flags[flag], tok)
+		}
+	}
 	switch peer.Name {
 	case "vllm bench serve":
 		if (flags["--backend"] == "openai-chat") != chat || (flags["--endpoint"] == "/v1/chat/completions") != chat {

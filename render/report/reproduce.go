@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -68,6 +69,9 @@ func vllmBench(s *schema.Study, sp *plan.Spec, target, version string) ([]string
 		backend, endpoint = "openai", "/v1/completions"
 	}
 	a := []string{"vllm", "bench", "serve", "--base-url", target, "--backend", backend, "--endpoint", endpoint, "--model", sp.Model.ID}
+	if t := s.Model.Tokenizer; t != "" {
+		a = append(a, "--tokenizer", t)
+	}
 	a = append(a, vllmDataset(ds, b.MaxTokens)...)
 	a = append(a, "--num-prompts", strconv.Itoa(p.Requests), "--seed", strconv.Itoa(b.Seed))
 	var notes []string
@@ -129,7 +133,7 @@ func guidellm(s *schema.Study, sp *plan.Spec, target string) ([]string, []string
 	if b.API == "completions" {
 		kind = "text_completions"
 	}
-	a := []string{"guidellm", "benchmark", "--target", target, "--model", sp.Model.ID, "--processor", sp.Model.ID, "--request-type", kind}
+	a := []string{"guidellm", "benchmark", "--target", target, "--model", sp.Model.ID, "--processor", cmp.Or(s.Model.Tokenizer, sp.Model.ID), "--request-type", kind}
 	var notes []string
 	switch p.Kind {
 	case "concurrency":
@@ -177,6 +181,9 @@ func sglangBench(s *schema.Study, sp *plan.Spec, target string) ([]string, []str
 		backend = "sglang-oai"
 	}
 	a := []string{"python", "-m", "sglang.bench_serving", "--backend", backend, "--base-url", target, "--model", sp.Model.ID}
+	if t := s.Model.Tokenizer; t != "" {
+		a = append(a, "--tokenizer", t)
+	}
 	var notes []string
 	if ds.Name == "random" {
 		// Its range ratio r draws lengths in [L·r, L]: 1 is fixed lengths.
