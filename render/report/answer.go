@@ -147,26 +147,21 @@ func (b *builder) capacities() {
 		f, fu, fok := edges(c.Final)
 		base, bu, bok := edges(c.Baseline)
 		ranged := fok && bok
-		kept := d.Num{V: 100 * decide.KeptUp, Unit: "%"}
 		var parts []d.Text
 		if ranged {
 			parts = append(parts,
 				d.M("%s (%s): between %s and %s for the recommended configuration, between %s and %s for the baseline.", title, bounds,
 					rateN(f), rateN(fu), rateN(base), rateN(bu)),
-				d.M("The lower rate of each is the highest probe that met the bounds while the server kept up with it: it completed at least %s of the rate while requests arrived, and the rate is no higher than the configuration completed in any run at fixed concurrency. The higher rate is the next probe above, which broke the bounds or fell behind.", kept))
+				d.M("The lower rate of each is the highest probe that met the bounds while the server kept up with it (the method says how probes are read); the higher rate is the next probe above, which broke the bounds or fell behind."))
 		} else {
 			parts = append(parts,
 				d.M("%s (%s): %s for the recommended configuration, %s for the baseline.", title, bounds, capacityText(c.Final), capacityText(c.Baseline)),
-				d.M("Each is the highest probe that met the bounds while the server kept up with it: it completed at least %s of the rate while requests arrived, and the rate is no higher than the configuration completed in any run at fixed concurrency.", kept))
+				d.M("Each is the highest probe that met the bounds while the server kept up with it (the method says how probes are read)."))
 		}
-		parts = append(parts, probeSize(prof))
 		for _, side := range sidesOf(c) {
 			if t := b.searchSide(side.subject, side.role, side.c, prof); t != nil {
 				parts = append(parts, t)
 			}
-		}
-		if c.Final != nil && c.Final.Confirm || c.Baseline != nil && c.Baseline.Confirm {
-			parts = append(parts, d.M("A probe whose P90 is above %d times its median broke the bound with a few slow requests: the search runs such a rate again before it moves below it.", decide.StallFactor))
 		}
 		if c.Final != nil && c.Final.BelowLow || c.Baseline != nil && c.Baseline.BelowLow {
 			parts = append(parts, d.M("A search whose low end already breaks the bounds found no rate that meets them: lower search.low to measure it."))

@@ -57,7 +57,7 @@ func (b *builder) rawPooled(k *sink) {
 }
 
 func (b *builder) rawTrial(k *sink, t *plan.Trial) {
-	k.h(4, "", b.trialLabel(t))
+	k.h(4, "", d.M("%s (trial %s)", b.trialLabel(t), d.Code(t.Key[:12])))
 	k.add(d.Para{Text: d.M("Serving command:")})
 	k.add(d.CodeBlock{Lang: "bash", Body: MultiLine(t.Env, t.Argv)})
 	argv, notes := Reproduce(b.s, t)

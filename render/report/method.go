@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"servelab.dev/execute/decide"
 	"servelab.dev/execute/record"
 	d "servelab.dev/render/document"
 	"servelab.dev/schema"
@@ -57,6 +58,7 @@ func (b *builder) method() []d.Block {
 	case bm.Repeats.Min > 1:
 		k.add(d.Para{Text: d.M("Each trial is repeated %d times.", bm.Repeats.Min)})
 	}
+	b.capacityMethod(&k)
 	b.rule(&k)
 	k.h(4, "profiles", d.M("Benchmark profiles"))
 	for _, name := range b.profilesUsed() {
@@ -75,6 +77,22 @@ func (b *builder) method() []d.Block {
 	}
 	k.add(d.Para{Text: d.M(key, d.Code(peer.Name+" "+peer.Version), d.Code(peer.Table.Source), d.Code(peer.Table.Commit[:12]))})
 	return k
+}
+
+// capacityMethod says once how a capacity search reads its probes; the
+// conclusion gives each search's answer and probes.
+func (b *builder) capacityMethod(k *sink) {
+	for _, name := range b.profilesUsed() {
+		p := b.s.Profiles[name]
+		if p.Kind != "search" {
+			continue
+		}
+		kept := d.Num{V: 100 * decide.KeptUp, Unit: "%"}
+		k.add(d.Para{Text: d.Sentences(
+			d.M("A capacity search's answer is the highest probed rate that met the bounds while the server kept up with it: it completed at least %s of the rate while requests arrived, and the rate is no higher than the configuration completed in any run at fixed concurrency.", kept),
+			probeSize(p),
+			d.M("A probe whose P90 is above %d times its median broke the bound with a few slow requests: the search runs such a rate again before it moves below it.", decide.StallFactor))})
+	}
 }
 
 func endpoint(api string) string {

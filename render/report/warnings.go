@@ -199,6 +199,9 @@ func (b *builder) trialLabel(t *plan.Trial) d.Text {
 	if t.Step == "baseline" {
 		parts = []d.Text{d.M("Baseline"), ProfileTitle(b.s, t.Profile)}
 	}
+	if p, ok := b.s.Profiles[t.Profile]; ok && p.Kind == "search" && t.Spec != nil {
+		parts = append(parts, rateN(t.Spec.Profile.Rate)) // one probe of the search
+	}
 	if b.s.Benchmark.Repeats.Max > 1 {
 		parts = append(parts, d.M("repeat %d", t.Repeat+1))
 	}
