@@ -194,3 +194,19 @@ func TestParetoPanels(t *testing.T) {
 		t.Errorf("%d points named and placed, want 4", named)
 	}
 }
+
+// A short flag in a code span is kept on one line; a long span and a
+// span that is no flag may wrap.
+func TestFlagSpans(t *testing.T) {
+	long := "--speculative-config={\"method\":\"mtp\",\"num_speculative_tokens\":1}"
+	out, err := Convert([]byte("Add `--parallel 8`, `"+long+"` and `llama-server`.\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(out)
+	for _, want := range []string{`<code class="flag">--parallel 8</code>`, `<code>llama-server</code>`, "<code>--speculative-config="} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %s in %s", want, got)
+		}
+	}
+}

@@ -96,7 +96,7 @@ func Convert(src []byte, charts map[string]string) ([]byte, error) {
 	md := goldmark.New(
 		goldmark.WithExtensions(extension.GFM, extension.CJK),
 		goldmark.WithParserOptions(parser.WithAttribute(), parser.WithAutoHeadingID(),
-			parser.WithASTTransformers(util.Prioritized(chartTransformer{}, 500))),
+			parser.WithASTTransformers(util.Prioritized(chartTransformer{}, 500), util.Prioritized(flagSpans{}, 600))),
 		goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(chartRenderer{charts}, 500))),
 	)
 	var out bytes.Buffer
@@ -197,6 +197,34 @@ func (chartTransformer) Transform(doc *ast.Document, r text.Reader, _ parser.Con
 		f := strings.Fields(string(fc.Info.Segment.Value(r.Source())))
 		fc.Parent().ReplaceChild(fc.Parent(), fc, &chartNode{id: strings.Join(f, " ")})
 	}
+}
+
+// flagSpans marks a code span that holds one short flag ("--parallel 8")
+// with class "flag", which the style sheet keeps on one line: a browser
+// otherwise breaks it at a hyphen, leaving "--" at a line's end.
+type flagSpans struct{}
+
+// maxFlagSpan is the longest flag span kept on one line, in bytes; a
+// longer one may need to wrap.
+const maxFlagSpan = 40
+
+func (flagSpans) Transform(doc *ast.Document, r text.Reader, _ parser.Context) {
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		c, ok := n.(*ast.CodeSpan)
+		if !ok || !entering {
+			return ast.WalkContinue, nil
+		}
+		var t []byte
+		for k := c.FirstChild(); k != nil; k = k.NextSibling() {
+			if tx, ok := k.(*ast.Text); ok {
+				t = append(t, tx.Segment.Value(r.Source())...)
+			}
+		}
+		if bytes.HasPrefix(t, []byte("--")) && len(t) <= maxFlagSpan {
+			c.SetAttributeString("class", []byte("flag"))
+		}
+		return ast.WalkSkipChildren, nil
+	})
 }
 
 type chartRenderer struct{ html map[string]string }
