@@ -9,6 +9,8 @@ var _ = register(Language{
 	Code: "zh", Tag: language.SimplifiedChinese, Name: "中文", Rank: 1,
 	Messages: map[string]string{
 		// Section titles.
+		"The source's maximum request concurrency is not a cap (the profile has none): each run keeps it as its observed peak.": "源文件中的最大请求并发数并不是上限（该配置没有上限），每次运行都把它作为观测到的峰值保留。",
+		"Every run below was imported with these notes:":                                                                        "以下每次运行在导入时都附有这些说明：",
 		"The lower rate of each is the highest probe that met the bounds while the server kept up with it (the method says how probes are read); the higher rate is the next probe above, which broke the bounds or fell behind.":                                              "两者中较低的速率，是满足各项上限、且服务器跟得上的最高探测速率（探测结果的判读方法见“方法”一节）；较高的速率是其上方的下一个探测速率，在该速率下违反了上限或服务器没有跟上。",
 		"Each is the highest probe that met the bounds while the server kept up with it (the method says how probes are read).":                                                                                                                                                "两者都是满足各项上限、且服务器跟得上的最高探测速率（探测结果的判读方法见“方法”一节）。",
 		"A capacity search's answer is the highest probed rate that met the bounds while the server kept up with it: it completed at least %s of the rate while requests arrived, and the rate is no higher than the configuration completed in any run at fixed concurrency.": "容量搜索的结果，是满足各项上限、且服务器跟得上的最高探测速率：请求到达期间至少完成了该速率的 %s，而且该速率不高于这一配置在任何固定并发运行中完成过的速率。",

@@ -97,7 +97,7 @@ func (b *builder) rawTrial(k *sink, t *plan.Trial) {
 // or found missing, except the notes every run shares.
 func (b *builder) importNotes(k *sink, r *record.Record) {
 	for _, n := range r.ImportNotesKnown() {
-		if !b.shared[noteKey(n)] {
+		if !b.shared[noteKey(n)] && !b.shared[n.Msg] {
 			k.add(d.Note{Text: noteText(n)})
 		}
 	}
@@ -107,7 +107,7 @@ func (b *builder) importNotes(k *sink, r *record.Record) {
 // run of the page carries alike (a source that never prints failed
 // requests), so that they are not repeated under each run.
 func (b *builder) sharedNotes(k *sink) {
-	count, runs := map[string]int{}, 0
+	count, byMsg, runs := map[string]int{}, map[string]int{}, 0
 	var first []record.Note
 	for _, t := range b.a.Plan.Trials {
 		for _, r := range b.runs[t.Key] {
@@ -115,21 +115,45 @@ func (b *builder) sharedNotes(k *sink) {
 				first = r.ImportNotesKnown()
 			}
 			runs++
+			seen := map[string]bool{}
 			for _, n := range r.ImportNotesKnown() {
 				count[noteKey(n)]++
+				if !seen[n.Msg] {
+					byMsg[n.Msg]++
+					seen[n.Msg] = true
+				}
 			}
 		}
 	}
 	b.shared = map[string]bool{}
+	var texts []d.Text
 	for _, n := range first {
-		if runs > 1 && count[noteKey(n)] == runs {
-			if len(b.shared) == 0 {
-				k.add(d.Para{Text: d.M("Every run below was imported with this note:")})
-			}
+		switch {
+		case runs < 2:
+		case count[noteKey(n)] == runs:
 			b.shared[noteKey(n)] = true
-			k.add(d.Note{Text: noteText(n)})
+			texts = append(texts, noteText(n))
+		case byMsg[n.Msg] == runs && sharedForm[n.Msg] != "":
+			// Every run says it with its own figure: once, without them.
+			b.shared[n.Msg] = true
+			texts = append(texts, d.M(sharedForm[n.Msg]))
 		}
 	}
+	switch {
+	case len(texts) > 1:
+		k.add(d.Para{Text: d.M("Every run below was imported with these notes:")})
+	case len(texts) == 1:
+		k.add(d.Para{Text: d.M("Every run below was imported with this note:")})
+	}
+	for _, t := range texts {
+		k.add(d.Note{Text: t})
+	}
+}
+
+// sharedForm is an import note as the appendix says it once for every
+// run, where each run's own note carries its own figure.
+var sharedForm = map[string]string{
+	"The source's maximum request concurrency of %s is not a cap (the profile has none): it is kept as the observed peak.": "The source's maximum request concurrency is not a cap (the profile has none): each run keeps it as its observed peak.",
 }
 
 func noteKey(n record.Note) string { return n.Msg + "\x00" + strings.Join(n.Args, "\x00") }

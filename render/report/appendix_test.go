@@ -28,3 +28,17 @@ func TestAppendixHoldsEveryPooledRun(t *testing.T) {
 		t.Error("the earlier shared-prefix run of the final configuration (308.36 tok/s) is not in the appendix")
 	}
 }
+
+// An import note every 9B run carries with its own figure (the source's
+// peak concurrency) is said once before the runs, not under each.
+func TestSharedNoteWithOwnFigures(t *testing.T) {
+	s, a, runs := seed(t, "qwen3.5-9b-h100-latency")
+	a.Runs = runs
+	md := plainEN(t, s, a)
+	if n := strings.Count(md, "is not a cap (the profile has none)"); n != 1 {
+		t.Errorf("the peak-concurrency note appears %d times, want once", n)
+	}
+	if !strings.Contains(md, "each run keeps it as its observed peak") {
+		t.Error("the shared form of the note is missing")
+	}
+}
