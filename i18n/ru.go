@@ -9,6 +9,9 @@ var _ = register(Language{
 	Code: "ru", Tag: language.Russian, Name: "Русский", Rank: 2,
 	Messages: map[string]string{
 		// Section titles.
+		"The same load with %s, which is not the client that measured these figures:":                                           "Та же нагрузка с %s — это не тот клиент, который измерил эти значения:",
+		"Benchmark result, run %d of %d (the imported figures, laid out as %s prints them):":                                    "Результат бенчмарка, прогон %d из %d (импортированные значения в формате %s):",
+		"Benchmark result (the imported figures, laid out as %s prints them):":                                                  "Результат бенчмарка (импортированные значения в формате %s):",
 		"The source's maximum request concurrency is not a cap (the profile has none): each run keeps it as its observed peak.": "Указанная в источнике максимальная конкурентность запросов не является ограничением (в профиле его нет): каждый прогон сохраняет её как наблюдавшийся пик.",
 		"Every run below was imported with these notes:":                                                                        "Все прогоны ниже импортированы с этими примечаниями:",
 		"The lower rate of each is the highest probe that met the bounds while the server kept up with it (the method says how probes are read); the higher rate is the next probe above, which broke the bounds or fell behind.":                                              "Меньшая из двух интенсивностей — наибольшая из проб, при которой пороги соблюдались и сервер успевал за потоком (как читаются пробы, сказано в методике); большая — следующая проба выше, при которой пороги нарушались или сервер отставал.",

@@ -9,6 +9,9 @@ var _ = register(Language{
 	Code: "zh", Tag: language.SimplifiedChinese, Name: "中文", Rank: 1,
 	Messages: map[string]string{
 		// Section titles.
+		"The same load with %s, which is not the client that measured these figures:":                                           "用 %s 施加同样的负载（它不是测得这些数值的客户端）：",
+		"Benchmark result, run %d of %d (the imported figures, laid out as %s prints them):":                                    "基准测试结果，第 %d 次运行（共 %d 次；导入的数值，按 %s 的格式排列）：",
+		"Benchmark result (the imported figures, laid out as %s prints them):":                                                  "基准测试结果（导入的数值，按 %s 的格式排列）：",
 		"The source's maximum request concurrency is not a cap (the profile has none): each run keeps it as its observed peak.": "源文件中的最大请求并发数并不是上限（该配置没有上限），每次运行都把它作为观测到的峰值保留。",
 		"Every run below was imported with these notes:":                                                                        "以下每次运行在导入时都附有这些说明：",
 		"The lower rate of each is the highest probe that met the bounds while the server kept up with it (the method says how probes are read); the higher rate is the next probe above, which broke the bounds or fell behind.":                                              "两者中较低的速率，是满足各项上限、且服务器跟得上的最高探测速率（探测结果的判读方法见“方法”一节）；较高的速率是其上方的下一个探测速率，在该速率下违反了上限或服务器没有跟上。",

@@ -70,7 +70,11 @@ func (b *builder) rawTrial(k *sink, t *plan.Trial) {
 		k.add(d.Para{Text: d.M("%s cannot repeat this run's workload exactly (where it has a workload of this kind, it draws other prompts or arrivals): %s repeats it.", d.Code(peer.Name), d.Code("servelab bench"))})
 	}
 	if argv != nil {
-		k.add(d.Para{Text: d.M("Reproduce the load with %s:", d.Code(peer.Name))})
+		label := d.M("Reproduce the load with %s:", d.Code(peer.Name))
+		if b.s.Benchmark.Client.Name != "vllm-bench" || b.unpinned() {
+			label = d.M("The same load with %s, which is not the client that measured these figures:", d.Code(peer.Name))
+		}
+		k.add(d.Para{Text: label})
 		body := MultiLine(nil, argv)
 		if len(notes) > 0 {
 			body = "# " + strings.Join(notes, "\n# ") + "\n" + body
@@ -85,7 +89,12 @@ func (b *builder) rawTrial(k *sink, t *plan.Trial) {
 	flagged := flaggedLines(b.warn[t.Key])
 	for i, r := range runs {
 		label := d.M("Benchmark result:")
-		if len(runs) > 1 {
+		switch {
+		case r.Provenance.Kind == record.Imported && len(runs) > 1:
+			label = d.M("Benchmark result, run %d of %d (the imported figures, laid out as %s prints them):", i+1, len(runs), d.Code("vllm bench serve"))
+		case r.Provenance.Kind == record.Imported:
+			label = d.M("Benchmark result (the imported figures, laid out as %s prints them):", d.Code("vllm bench serve"))
+		case len(runs) > 1:
 			label = d.M("Benchmark result, run %d of %d:", i+1, len(runs))
 		}
 		k.add(d.Para{Text: label}, d.CodeBlock{Lang: "text", Body: Block(*t.Spec, r.Metrics, flagged)})
