@@ -9,6 +9,7 @@ var _ = register(Language{
 	Code: "zh", Tag: language.SimplifiedChinese, Name: "中文", Rank: 1,
 	Messages: map[string]string{
 		// Section titles.
+		"They are %d trials: the runs of one configuration at one load, in whichever step, make one trial.":                     "它们构成 %d 个试验：同一配置在同一负载下的运行，无论出自哪一步，都算作一个试验。",
 		"The same load with %s, which is not the client that measured these figures:":                                           "用 %s 施加同样的负载（它不是测得这些数值的客户端）：",
 		"Benchmark result, run %d of %d (the imported figures, laid out as %s prints them):":                                    "基准测试结果，第 %d 次运行（共 %d 次；导入的数值，按 %s 的格式排列）：",
 		"Benchmark result (the imported figures, laid out as %s prints them):":                                                  "基准测试结果（导入的数值，按 %s 的格式排列）：",

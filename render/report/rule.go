@@ -63,9 +63,25 @@ func (b *builder) figures() {
 	if len(parts) == 0 {
 		return
 	}
-	t := d.M("Figures on this page: %s.", d.Join{Sep: "; ", Parts: parts})
+	var t d.Text = d.M("Figures on this page: %s.", d.Join{Sep: "; ", Parts: parts})
 	if b.a.SetAside > 0 {
 		t = d.M("Figures on this page: %s. Set aside, used by no figure: %d runs of the other kind (simulated beside real ones, or the reverse).", d.Join{Sep: "; ", Parts: parts}, b.a.SetAside)
+	}
+	runs, trials := 0, 0
+	for _, n := range p {
+		runs += n
+	}
+	seen := map[string]bool{}
+	for _, tr := range b.a.Plan.Trials {
+		if !seen[tr.Key] && len(b.runs[tr.Key]) > 0 {
+			seen[tr.Key] = true
+			trials++
+		}
+	}
+	trials += len(b.pooledOnly())
+	if trials > 0 && runs > trials {
+		// A warning counts trials; the reader should not think runs lost.
+		t = d.Sentences(t, d.M("They are %d trials: the runs of one configuration at one load, in whichever step, make one trial.", trials))
 	}
 	b.doc.Add(d.Para{Text: t})
 }
