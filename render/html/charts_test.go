@@ -195,16 +195,20 @@ func TestParetoPanels(t *testing.T) {
 	}
 }
 
-// A short flag in a code span is kept on one line; a long span and a
-// span that is no flag may wrap.
+// Each flag of a code span stays on one line with its value; a span of
+// several flags breaks between them, and a long JSON value may wrap.
 func TestFlagSpans(t *testing.T) {
 	long := "--speculative-config={\"method\":\"mtp\",\"num_speculative_tokens\":1}"
-	out, err := Convert([]byte("Add `--parallel 8`, `"+long+"` and `llama-server`.\n"), nil)
+	out, err := Convert([]byte("Add `--parallel 8`, `--n-gpu-layers all --cache-ram 0`, `"+long+"` and `a<b`.\n"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := string(out)
-	for _, want := range []string{`<code class="flag">--parallel 8</code>`, `<code>llama-server</code>`, "<code>--speculative-config="} {
+	for _, want := range []string{
+		`<code><span class="flag">--parallel 8</span></code>`,
+		`<code><span class="flag">--n-gpu-layers all</span> <span class="flag">--cache-ram 0</span></code>`,
+		`<code>a&lt;b</code>`, "<code>--speculative-config=",
+	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %s in %s", want, got)
 		}

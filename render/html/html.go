@@ -96,8 +96,8 @@ func Convert(src []byte, charts map[string]string) ([]byte, error) {
 	md := goldmark.New(
 		goldmark.WithExtensions(extension.GFM, extension.CJK),
 		goldmark.WithParserOptions(parser.WithAttribute(), parser.WithAutoHeadingID(),
-			parser.WithASTTransformers(util.Prioritized(chartTransformer{}, 500), util.Prioritized(flagSpans{}, 600))),
-		goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(chartRenderer{charts}, 500))),
+			parser.WithASTTransformers(util.Prioritized(chartTransformer{}, 500))),
+		goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(chartRenderer{charts}, 500), util.Prioritized(codeRenderer{}, 200))),
 	)
 	var out bytes.Buffer
 	ctx := parser.NewContext(parser.WithIDs(&unicodeIDs{seen: map[string]int{}}))
@@ -199,32 +199,59 @@ func (chartTransformer) Transform(doc *ast.Document, r text.Reader, _ parser.Con
 	}
 }
 
-// flagSpans marks a code span that holds one short flag ("--parallel 8")
-// with class "flag", which the style sheet keeps on one line: a browser
-// otherwise breaks it at a hyphen, leaving "--" at a line's end.
-type flagSpans struct{}
+// codeRenderer writes code spans; in one that holds flags each flag
+// stays on one line with its value (class flag), so a browser breaks a
+// long span only between flags, never after a flag's leading hyphens.
+type codeRenderer struct{}
 
-// maxFlagSpan is the longest flag span kept on one line, in bytes; a
-// longer one may need to wrap.
+// maxFlagSpan is the longest flag kept on one line, in bytes; a longer
+// one (a JSON value) may need to wrap.
 const maxFlagSpan = 40
 
-func (flagSpans) Transform(doc *ast.Document, r text.Reader, _ parser.Context) {
-	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
-		c, ok := n.(*ast.CodeSpan)
-		if !ok || !entering {
+func (codeRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
+	reg.Register(ast.KindCodeSpan, func(w util.BufWriter, src []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
 			return ast.WalkContinue, nil
 		}
 		var t []byte
-		for k := c.FirstChild(); k != nil; k = k.NextSibling() {
-			if tx, ok := k.(*ast.Text); ok {
-				t = append(t, tx.Segment.Value(r.Source())...)
+		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+			if tx, ok := c.(*ast.Text); ok {
+				v := tx.Segment.Value(src)
+				if bytes.HasSuffix(v, []byte("\n")) {
+					v = append(v[:len(v)-1:len(v)-1], ' ')
+				}
+				t = append(t, v...)
 			}
 		}
-		if bytes.HasPrefix(t, []byte("--")) && len(t) <= maxFlagSpan {
-			c.SetAttributeString("class", []byte("flag"))
+		_, _ = w.WriteString("<code>")
+		for i, g := range flagGroups(string(t)) {
+			if i > 0 {
+				_ = w.WriteByte(' ')
+			}
+			if strings.HasPrefix(g, "--") && len(g) <= maxFlagSpan {
+				_, _ = w.WriteString(`<span class="flag">`)
+				_, _ = w.Write(util.EscapeHTML([]byte(g)))
+				_, _ = w.WriteString("</span>")
+				continue
+			}
+			_, _ = w.Write(util.EscapeHTML([]byte(g)))
 		}
+		_, _ = w.WriteString("</code>")
 		return ast.WalkSkipChildren, nil
 	})
+}
+
+// flagGroups splits a code span that starts with a flag into its flags,
+// each with its value; any other span is one group.
+func flagGroups(s string) []string {
+	if !strings.HasPrefix(s, "--") {
+		return []string{s}
+	}
+	parts := strings.Split(s, " --")
+	for i := 1; i < len(parts); i++ {
+		parts[i] = "--" + parts[i]
+	}
+	return parts
 }
 
 type chartRenderer struct{ html map[string]string }
