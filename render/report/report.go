@@ -20,9 +20,11 @@ type builder struct {
 	a         *decide.Analysis
 	runs      decide.Runs
 	doc       *d.Doc
-	levelSaid bool                        // an adaptive step's interval level has been explained
-	nearSaid  bool                        // the near-repeat steps have been named
-	warn      map[string][]decide.Warning // by trial key
+	levelSaid bool // an adaptive step's interval level has been explained
+	nearSaid  bool // the near-repeat steps have been named
+	// baselineSaid: a long baseline title has been said before a table.
+	baselineSaid bool
+	warn         map[string][]decide.Warning // by trial key
 	// startup is what each trial's engine printed at start-up, by key
 	// (BuildWithLogs); empty for Build.
 	startup map[string]*startup.Settings
