@@ -134,7 +134,7 @@ func (b *builder) concerned(code string, groups []d.Text, n int) d.Text {
 		return true
 	})
 	if len(spared) > 0 && total-n <= 4 {
-		return d.M("This concerns %d of the %d measured trials; not %s.", n, total, d.Join{Sep: "; ", Parts: spared})
+		return d.M("This concerns %d of the %d measured trials: all but %s.", n, total, d.Join{Sep: "; ", Parts: spared})
 	}
 	if total == n {
 		return d.M("This concerns every measured trial (%d).", n)
