@@ -197,8 +197,9 @@ func (t Prose) In(p *i18n.Printer, f Format) string {
 var flagInProse = regexp.MustCompile(`(?:^|[\s(（“«'，、：；])(` + oneFlag + `(?: ` + oneFlag + `)*)`)
 
 // oneFlag is a flag and its value: a number, a common word, a name
-// with a digit (qwen3, q8_0), or any text joined by "=".
-const oneFlag = `--[a-z][a-z0-9-]*[a-z0-9](?:=[^\s,;:)）”»，。]+|\s(?:[0-9][0-9.]*[0-9]|[0-9]|on|off|all|auto|[a-z][a-z_]*[0-9][a-z0-9_]*)\b)?`
+// with a digit (qwen3, q8_0), or ASCII text joined by "=" (a value
+// ends where Chinese or Russian prose resumes, even without a space).
+const oneFlag = `--[a-z][a-z0-9-]*[a-z0-9](?:=[^\s,;:)\x{80}-\x{10FFFF}]+|\s(?:[0-9][0-9.]*[0-9]|[0-9]|on|off|all|auto|[a-z][a-z_]*[0-9][a-z0-9_]*)\b)?`
 
 func prosePart(s string, p *i18n.Printer, f Format) string {
 	s = f.Esc(s)
