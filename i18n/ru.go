@@ -9,6 +9,7 @@ var _ = register(Language{
 	Code: "ru", Tag: language.Russian, Name: "Русский", Rank: 2,
 	Messages: map[string]string{
 		// Section titles.
+		"No deployment files: the engine ran outside any container image, so no image holds the measured build; a study that names one (%s) gets them.": "Файлов развёртывания нет: движок работал вне контейнерного образа, и измеренной сборки нет ни в одном образе; если исследование задаёт образ (%s), файлы создаются.",
 		"Baseline: %s.": "Базовая конфигурация: %s.",
 		"They are %d trials: the runs of one configuration at one load, in whichever step, make one trial.":                     "Испытаний среди них — %d: прогоны одной конфигурации при одной нагрузке, на каком бы шаге они ни были сделаны, составляют одно испытание.",
 		"The same load with %s, which is not the client that measured these figures:":                                           "Та же нагрузка с %s — это не тот клиент, который измерил эти значения:",

@@ -9,6 +9,7 @@ var _ = register(Language{
 	Code: "zh", Tag: language.SimplifiedChinese, Name: "中文", Rank: 1,
 	Messages: map[string]string{
 		// Section titles.
+		"No deployment files: the engine ran outside any container image, so no image holds the measured build; a study that names one (%s) gets them.": "没有部署文件：引擎不是在容器镜像中运行的，没有哪个镜像包含实测的构建；研究若指定镜像（%s），就会生成部署文件。",
 		"Baseline: %s.": "基线配置：%s。",
 		"They are %d trials: the runs of one configuration at one load, in whichever step, make one trial.":                     "它们构成 %d 个试验：同一配置在同一负载下的运行，无论出自哪一步，都算作一个试验。",
 		"The same load with %s, which is not the client that measured these figures:":                                           "用 %s 施加同样的负载（它不是测得这些数值的客户端）：",
@@ -336,7 +337,7 @@ var _ = register(Language{
 		"dominated":               "被支配",
 		"Load":                    "负载",
 		"Output tokens/s per GPU": "每 GPU 输出 token/秒",
-		"On the frontier":         "位于前沿",
+		"On the frontier":         "位于帕累托前沿",
 		"Probes (req/s)":          "探测点（请求/秒）",
 		"Capacity within the SLO": "满足 SLO 的容量",
 		"below %s":                "低于 %s",

@@ -340,7 +340,14 @@ func heredocs(files map[string]string) string {
 // write beside the report (the files of servelab export), when the
 // engine has an image to deploy.
 func (b *builder) deployLinks() {
-	if e := b.s.Engines[b.a.Final.Engine]; e == nil || e.ImageRef() == "" {
+	e := b.s.Engines[b.a.Final.Engine]
+	if e == nil {
+		return
+	}
+	if e.ImageRef() == "" {
+		// A reader looks here for the container files the other pages
+		// link; say why there are none rather than leave a gap.
+		b.doc.Add(d.Para{Text: d.M("No deployment files: the engine ran outside any container image, so no image holds the measured build; a study that names one (%s) gets them.", d.Code("engines."+b.a.Final.Engine+".image"))})
 		return
 	}
 	var links []d.Text

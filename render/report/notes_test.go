@@ -1,6 +1,7 @@
 package report
 
 import (
+	"maps"
 	"strings"
 	"testing"
 
@@ -88,5 +89,20 @@ func TestSplitNotes(t *testing.T) {
 		if len(shown) != c.shown || len(more) != c.more {
 			t.Errorf("%d notes: %d shown, %d folded; want %d and %d", len(c.notes), len(shown), len(more), c.shown, c.more)
 		}
+	}
+}
+
+// A final engine without a container image has no deployment files,
+// and the page says why where the links would be.
+func TestNoImageNoDeployLinks(t *testing.T) {
+	s, a, runs := seed(t, "qwen3-8b-h100-latency")
+	a.Runs = runs
+	e := *s.Engines[a.Final.Engine]
+	e.Image, e.Def.Image = "", ""
+	s.Engines = maps.Clone(s.Engines)
+	s.Engines[a.Final.Engine] = &e
+	md := plainEN(t, s, a)
+	if !strings.Contains(md, "No deployment files: the engine ran outside any container image") || strings.Contains(md, "The same configuration for deployment") {
+		t.Error("a page without an image neither says why it has no deployment files nor drops their links")
 	}
 }
