@@ -582,7 +582,7 @@ func (b *builder) tradeoffPath(t decide.Tradeoff) d.Text {
 		return path
 	}
 	if most, ok := b.elsewhereRatio(t); ok && most <= 1+(t.Ratio-1)/2 {
-		return d.Sentences(path, d.M("It appeared with %s and stayed in every later step's run at this load, while at the other loads the same command raised it at most %sx: it may be a stall early in these runs rather than a cost of this load.", names[from], d.Num{V: most, Prec: 2}))
+		return d.Sentences(path, d.M("It appeared with %s and stayed in every later step's run at this load, while at the other loads the same command raised it at most %sx: a cost at this load or a stall early in these runs, which these records cannot tell apart.", names[from], d.Num{V: most, Prec: 2}))
 	}
 	return d.Sentences(path, d.M("It appeared with %s, and every step's run after it has it, so it is no single run's tail.", names[from]))
 }
