@@ -9,6 +9,8 @@ var _ = register(Language{
 	Code: "ru", Tag: language.Russian, Name: "Русский", Rank: 2,
 	Messages: map[string]string{
 		// Section titles.
+		"Planned runs not made yet":                        "Запланированные, но ещё не выполненные прогоны",
+		"The study still plans these runs; %s makes them.": "Исследование ещё планирует эти прогоны; их выполнит %s.",
 		"No deployment files: the engine ran outside any container image, so no image holds the measured build; a study that names one (%s) gets them.": "Файлов развёртывания нет: движок работал вне контейнерного образа, и измеренной сборки нет ни в одном образе; если исследование задаёт образ (%s), файлы создаются.",
 		"Baseline: %s.": "Базовая конфигурация: %s.",
 		"They are %d trials: the runs of one configuration at one load, in whichever step, make one trial.":                     "Испытаний среди них — %d: прогоны одной конфигурации при одной нагрузке, на каком бы шаге они ни были сделаны, составляют одно испытание.",
@@ -45,7 +47,6 @@ var _ = register(Language{
 		"Too few runs for an interval: this difference of %s is more than the %s by which %s differ, but less than the %s by which %s differ, so it is not settled.":                                 "Прогонов слишком мало для интервала: разница %[1]s больше %[2]s, на которые расходятся %[3]s, но меньше %[4]s, на которые расходятся %[5]s, так что вопрос не решён.",
 		"Too few runs for an interval: this difference of %s is more than both the %s by which %s differ and the %s by which %s differ, so run-to-run variation of either size does not explain it.": "Прогонов слишком мало для интервала: разница %[1]s больше и %[2]s, на которые расходятся %[3]s, и %[4]s, на которые расходятся %[5]s, — случайным разбросом её не объяснить.",
 		"the near-repeat runs": "почти повторные прогоны",
-		"Not run yet (%s): the study still plans this run; %s makes it.":                      "Ещё не выполнен (%s): исследование по-прежнему планирует этот прогон; его выполнит %s.",
 		"Adopted without an interval, by the rule alone: %s gains %s, above the required %s.": "Принято без интервала, только по правилу: выигрыш варианта %s — %s при требуемом минимуме %s.",
 		"Adopted without an interval: %s gains %s, above the required %s.":                    "Принято без интервала: выигрыш варианта %s — %s при требуемом минимуме %s.",
 		"the near-repeat runs (%s)":          "почти повторные прогоны (%s)",

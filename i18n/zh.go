@@ -9,6 +9,8 @@ var _ = register(Language{
 	Code: "zh", Tag: language.SimplifiedChinese, Name: "中文", Rank: 1,
 	Messages: map[string]string{
 		// Section titles.
+		"Planned runs not made yet":                        "计划中尚未进行的运行",
+		"The study still plans these runs; %s makes them.": "研究仍计划进行以下运行，%s 会完成它们。",
 		"No deployment files: the engine ran outside any container image, so no image holds the measured build; a study that names one (%s) gets them.": "没有部署文件：引擎不是在容器镜像中运行的，没有哪个镜像包含实测的构建；研究若指定镜像（%s），就会生成部署文件。",
 		"Baseline: %s.": "基线配置：%s。",
 		"They are %d trials: the runs of one configuration at one load, in whichever step, make one trial.":                     "它们构成 %d 个试验：同一配置在同一负载下的运行，无论出自哪一步，都算作一个试验。",
@@ -45,7 +47,6 @@ var _ = register(Language{
 		"Too few runs for an interval: this difference of %s is more than the %s by which %s differ, but less than the %s by which %s differ, so it is not settled.":                                 "运行次数太少，无法给出区间：这里 %[1]s 的差异大于%[3]s之间 %[2]s 的差异，但小于%[5]s之间 %[4]s 的差异，因此尚无定论。",
 		"Too few runs for an interval: this difference of %s is more than both the %s by which %s differ and the %s by which %s differ, so run-to-run variation of either size does not explain it.": "运行次数太少，无法给出区间：这里 %[1]s 的差异既大于%[3]s之间 %[2]s 的差异，也大于%[5]s之间 %[4]s 的差异，这两种幅度的运行间波动都解释不了它。",
 		"the near-repeat runs": "近似重复的运行",
-		"Not run yet (%s): the study still plans this run; %s makes it.":                      "尚未运行（%s）：研究仍计划进行这次运行，运行 %s 即可补上。",
 		"Adopted without an interval, by the rule alone: %s gains %s, above the required %s.": "在没有区间的情况下仅凭规则采用：%s 提升 %s，高于要求的 %s。",
 		"Adopted without an interval: %s gains %s, above the required %s.":                    "在没有区间的情况下采用：%s 提升 %s，高于要求的 %s。",
 		"the near-repeat runs (%s)":          "近似重复的运行（%s）",

@@ -17,8 +17,13 @@ func (b *builder) appendix() []d.Block {
 	var k sink
 	b.sharedNotes(&k)
 	step := ""
+	var unrun []*plan.Trial
 	for _, t := range b.a.Plan.Trials {
 		if t.Key == "" {
+			continue
+		}
+		if len(b.trialRuns(t)) == 0 {
+			unrun = append(unrun, t)
 			continue
 		}
 		if t.Step != step {
@@ -32,7 +37,22 @@ func (b *builder) appendix() []d.Block {
 		b.rawTrial(&k, t)
 	}
 	b.rawPooled(&k)
+	b.rawUnrun(&k, unrun)
 	return k
+}
+
+// rawUnrun lists the trials the study plans that have no run yet, once
+// at the end: a reader of the runs does not meet them between runs.
+func (b *builder) rawUnrun(k *sink, unrun []*plan.Trial) {
+	if len(unrun) == 0 {
+		return
+	}
+	k.h(3, "raw-unrun", d.M("Planned runs not made yet"))
+	var items []d.Text
+	for _, t := range unrun {
+		items = append(items, d.M("%s (trial %s)", b.trialLabel(t), d.Code(t.Key[:12])))
+	}
+	k.add(d.Para{Text: d.M("The study still plans these runs; %s makes them.", d.Code("servelab run"))}, d.List{Items: items})
 }
 
 // rawPooled lists the runs of trials the plan no longer holds (a step
@@ -82,10 +102,6 @@ func (b *builder) rawTrial(k *sink, t *plan.Trial) {
 		k.add(d.CodeBlock{Lang: "bash", Body: body})
 	}
 	runs := b.trialRuns(t)
-	if len(runs) == 0 {
-		k.add(d.Para{Text: d.M("Not run yet (%s): the study still plans this run; %s makes it.", d.Code(t.Key[:12]), d.Code("servelab run"))})
-		return
-	}
 	flagged := flaggedLines(b.warn[t.Key])
 	for i, r := range runs {
 		label := d.M("Benchmark result:")

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"maps"
 	"regexp"
 	"strconv"
 	"strings"
@@ -40,5 +41,23 @@ func TestSharedNoteWithOwnFigures(t *testing.T) {
 	}
 	if !strings.Contains(md, "each run keeps it as its observed peak") {
 		t.Error("the shared form of the note is missing")
+	}
+}
+
+// A planned trial without a run is listed once at the end of the
+// appendix, not among the runs.
+func TestUnrunTrialsListedLast(t *testing.T) {
+	s, a, runs := seed(t, "qwen3.5-9b-h100-latency")
+	key := a.Plan.Trials[len(a.Plan.Trials)-1].Key
+	runs = maps.Clone(runs)
+	delete(runs, key)
+	a.Runs = runs
+	md := plainEN(t, s, a)
+	_, tail, ok := strings.Cut(md, "Planned runs not made yet")
+	if !ok || !strings.Contains(tail, key[:12]) {
+		t.Fatalf("the unrun trial %s is not listed at the end", key[:12])
+	}
+	if strings.Count(md, key[:12]) != 1 {
+		t.Errorf("the unrun trial %s appears %d times, want once", key[:12], strings.Count(md, key[:12]))
 	}
 }
