@@ -71,7 +71,7 @@ func (b *builder) method() []d.Block {
 	if b.unpinned() {
 		client := peer.Name
 		peer = peerOf("vllm-bench", "")
-		k.add(d.Para{Text: d.M("Every run produced the same number of output tokens, so the runs' client, %s, set each response's length, which its command line cannot do with the ShareGPT file. Under each run in the appendix, a command for %s repeats that run's kind of load without servelab: with %s it gives each request the length of its ShareGPT reply, the rate or concurrency and the request count are the run's, and the prompts it draws may differ, so the mean length may too. The two clients time TPOT and ITL differently: compare mean latency and TTFT with this page, not those. Its flags are checked against the argument parser of %s at commit %s.",
+		k.add(d.Para{Text: d.M("Every run produced the same number of output tokens, so the runs' client, %s, gave each response a set length, in a way its command line cannot repeat with the ShareGPT file. Under each run in the appendix, a command for %s repeats that run's kind of load without servelab: with %s it gives each request the length of its ShareGPT reply, the rate or concurrency and the request count are the run's, and the prompts it draws may differ, so the mean length may too. The two clients time TPOT and ITL differently: compare mean latency and TTFT with this page, not those. Its flags are checked against the argument parser of %s at commit %s.",
 			d.Code(client), d.Code(peer.Name+" "+peer.Version), d.Code("--ignore-eos"), d.Code(peer.Table.Source), d.Code(peer.Table.Commit[:12]))})
 		return k
 	}
