@@ -1,7 +1,6 @@
 package report
 
 import (
-	"slices"
 	"strings"
 
 	"servelab.dev/execute/decide"
@@ -45,11 +44,10 @@ func (b *builder) lintNotes() []d.Block {
 	var groups []*group
 	byKeys := map[string]*group{}
 	for _, code := range causes {
-		runs, n, first := b.runsWith(code)
+		runs, n, first, keys := b.runsWith(code)
 		if n == 0 {
 			continue
 		}
-		keys := b.flaggedKeys(code)
 		g := byKeys[keys]
 		if g == nil {
 			g = &group{code: code, runs: runs, n: n}
@@ -64,17 +62,6 @@ func (b *builder) lintNotes() []d.Block {
 		notes = append(notes, d.Note{Warn: true, Cause: g.code, Text: text})
 	}
 	return notes
-}
-
-// flaggedKeys are the keys of the trials a lint code flags, joined.
-func (b *builder) flaggedKeys(code string) string {
-	var keys []string
-	for _, t := range b.a.Plan.Trials {
-		if slices.ContainsFunc(b.warn[t.Key], func(w decide.Warning) bool { return w.Code == code }) {
-			keys = append(keys, t.Key)
-		}
-	}
-	return strings.Join(keys, " ")
 }
 
 // defaultEquals is one callout naming the options vet warned write
@@ -95,8 +82,10 @@ func (b *builder) defaultEquals() []d.Block {
 }
 
 // runsWith names the trials a lint code flags, each with its step,
-// their count and the first warning.
-func (b *builder) runsWith(code string) (groups []d.Text, n int, first decide.Warning) {
+// their count, the first warning and their keys joined (which tells
+// two codes that flag the same trials).
+func (b *builder) runsWith(code string) (groups []d.Text, n int, first decide.Warning, keys string) {
+	var flaggedKeys []string
 	flagged := func(t *plan.Trial) bool {
 		for _, w := range b.warn[t.Key] {
 			if w.Code == code {
@@ -104,13 +93,14 @@ func (b *builder) runsWith(code string) (groups []d.Text, n int, first decide.Wa
 					first = w
 				}
 				n++
+				flaggedKeys = append(flaggedKeys, t.Key)
 				return true
 			}
 		}
 		return false
 	}
 	groups = b.trialNames(flagged)
-	return groups, n, first
+	return groups, n, first, strings.Join(flaggedKeys, " ")
 }
 
 // concerned says which runs a warning concerns in a few words: the runs
