@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"slices"
 
 	"servelab.dev/execute/decide"
 	"servelab.dev/i18n"
@@ -150,18 +151,7 @@ func (b *builder) noiseVerdict(ss *schema.Step, st decide.Step) d.Text {
 	if !ok {
 		return nil
 	}
-	who, gap, spread := b.named(r.who), pct(r.gap), pct(r.spread)
-	switch {
-	case r.tier == withinNoise:
-		return d.M("Too few runs for an interval: %s differ by up to %s, as much as this difference of %s, so it may be run-to-run variation.", who, spread, gap)
-	case r.hiWho != nil && r.tier == unsettled:
-		return d.M("Too few runs for an interval: this difference of %s is more than the %s by which %s differ, but less than the %s by which %s differ, so it is not settled.", gap, spread, who, pct(r.hi), r.hiWho)
-	case r.hiWho != nil:
-		return d.M("Too few runs for an interval: this difference of %s is more than both the %s by which %s differ and the %s by which %s differ, so run-to-run variation of either size does not explain it.", gap, spread, who, pct(r.hi), r.hiWho)
-	case r.tier == unsettled:
-		return d.M("Too few runs for an interval: %s differ by up to %s; this difference of %s is less than three times that, so it is not settled.", who, spread, gap)
-	}
-	return d.M("Too few runs for an interval: %s differ by up to %s; this difference of %s is %s times that, so run-to-run variation of that size does not explain it.", who, spread, gap, timesOf(r.gap/r.spread))
+	return b.say(stepSay, r)
 }
 
 // noiseSource is the reading in the few words the list of where the
@@ -183,18 +173,50 @@ func (b *builder) noiseSource(st decide.Step) d.Text {
 // gainVerdict is the reading of the recommendation's gain, after why
 // it has no interval (why).
 func (b *builder) gainVerdict(why d.Text, r reading) d.Text {
+	return b.say(gainSay, r, why)
+}
+
+// sayings are a reading's sentences, one per case. Each takes lead's
+// arguments first, then who differ, the spread and the gap (within,
+// unsettled, beyond: the last also the multiple), or the gap, the
+// spread, who, the wider spread and who show it (unsettledHi,
+// beyondHi).
+type sayings struct{ within, unsettledHi, beyondHi, unsettled, beyond string }
+
+// stepSay reads a step's comparison; gainSay reads the
+// recommendation's gain after why it has no interval.
+var (
+	stepSay = sayings{
+		within:      "Too few runs for an interval: %s differ by up to %s, as much as this difference of %s, so it may be run-to-run variation.",
+		unsettledHi: "Too few runs for an interval: this difference of %s is more than the %s by which %s differ, but less than the %s by which %s differ, so it is not settled.",
+		beyondHi:    "Too few runs for an interval: this difference of %s is more than both the %s by which %s differ and the %s by which %s differ, so run-to-run variation of either size does not explain it.",
+		unsettled:   "Too few runs for an interval: %s differ by up to %s; this difference of %s is less than three times that, so it is not settled.",
+		beyond:      "Too few runs for an interval: %s differ by up to %s; this difference of %s is %s times that, so run-to-run variation of that size does not explain it.",
+	}
+	gainSay = sayings{
+		within:      "No interval (%s): %s differ by up to %s, as much as this gain of %s, so it may be run-to-run variation.",
+		unsettledHi: "No interval (%s): this gain of %s is more than the %s by which %s differ, but less than the %s by which %s differ, so it is not settled.",
+		beyondHi:    "No interval (%s): this gain of %s is more than both the %s by which %s differ and the %s by which %s differ, so run-to-run variation of either size does not explain it.",
+		unsettled:   "No interval (%s): %s differ by up to %s; this gain of %s is less than three times that, so it is not settled.",
+		beyond:      "No interval (%s): %s differ by up to %s; this gain of %s is %s times that, so run-to-run variation of that size does not explain it.",
+	}
+)
+
+// say is the sentence of k for the reading r.
+func (b *builder) say(k sayings, r reading, lead ...any) d.Text {
 	who, gap, spread := b.named(r.who), pct(r.gap), pct(r.spread)
+	m := func(key string, args ...any) d.Text { return d.M(key, slices.Concat(lead, args)...) }
 	switch {
 	case r.tier == withinNoise:
-		return d.M("No interval (%s): %s differ by up to %s, as much as this gain of %s, so it may be run-to-run variation.", why, who, spread, gap)
+		return m(k.within, who, spread, gap)
 	case r.hiWho != nil && r.tier == unsettled:
-		return d.M("No interval (%s): this gain of %s is more than the %s by which %s differ, but less than the %s by which %s differ, so it is not settled.", why, gap, spread, who, pct(r.hi), r.hiWho)
+		return m(k.unsettledHi, gap, spread, who, pct(r.hi), r.hiWho)
 	case r.hiWho != nil:
-		return d.M("No interval (%s): this gain of %s is more than both the %s by which %s differ and the %s by which %s differ, so run-to-run variation of either size does not explain it.", why, gap, spread, who, pct(r.hi), r.hiWho)
+		return m(k.beyondHi, gap, spread, who, pct(r.hi), r.hiWho)
 	case r.tier == unsettled:
-		return d.M("No interval (%s): %s differ by up to %s; this gain of %s is less than three times that, so it is not settled.", why, who, spread, gap)
+		return m(k.unsettled, who, spread, gap)
 	}
-	return d.M("No interval (%s): %s differ by up to %s; this gain of %s is %s times that, so run-to-run variation of that size does not explain it.", why, who, spread, gap, timesOf(r.gap/r.spread))
+	return m(k.beyond, who, spread, gap, timesOf(r.gap/r.spread))
 }
 
 // upper is the wider spread a reading against the near-repeat runs
