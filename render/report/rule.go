@@ -45,7 +45,8 @@ func (b *builder) drove() bool {
 // figures says which kind of runs the page's figures come from.
 func (b *builder) figures() {
 	p := maps.Clone(b.a.Provenance)
-	for _, u := range b.pooledOnly() {
+	pooled := b.pooledOnly()
+	for _, u := range pooled {
 		for _, r := range b.runs[u.key] {
 			p[r.Provenance.Kind]++
 		}
@@ -78,7 +79,7 @@ func (b *builder) figures() {
 			trials++
 		}
 	}
-	trials += len(b.pooledOnly())
+	trials += len(pooled)
 	if trials > 0 && runs > trials {
 		// A warning counts trials; the reader should not think runs lost.
 		t = d.Sentences(t, d.M("They are %d trials: the runs of one configuration at one load, in whichever step, make one trial.", trials))
