@@ -428,20 +428,6 @@ func (b *builder) leanLaunch(skip map[string]bool) (plan.Launch, bool) {
 	return build(skip)
 }
 
-// stepVariant is the variant of ss named name, tried or selected.
-func stepVariant(ss *schema.Step, name string) (schema.Variant, bool) {
-	vs := ss.Variants
-	if ss.Select != nil {
-		vs = append(slices.Clone(vs), ss.Select.Variants...)
-	}
-	for _, v := range vs {
-		if v.Name == name {
-			return v, true
-		}
-	}
-	return schema.Variant{}, false
-}
-
 // andList joins items as a sentence lists them: "a, b and c".
 func andList(items []d.Text) d.Text {
 	if n := len(items); n > 1 {

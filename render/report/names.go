@@ -7,6 +7,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"servelab.dev/execute/decide"
@@ -196,7 +197,7 @@ func (b *builder) ownName(st *schema.Step, variant string) d.Text {
 			return d.Lit(EngineName(e.Kind))
 		}
 	}
-	for _, v := range append(st.Variants, selectVariants(st)...) {
+	for _, v := range stepVariants(st) {
 		if v.Name != variant {
 			continue
 		}
@@ -230,19 +231,27 @@ func hasOption(s *schema.Study, st *schema.Step, variant string) bool {
 			}
 		}
 	}
-	for _, v := range append(st.Variants, selectVariants(st)...) {
-		if v.Name == variant {
-			return true
-		}
-	}
-	return false
+	_, ok := stepVariant(st, variant)
+	return ok
 }
 
-func selectVariants(st *schema.Step) []schema.Variant {
+// stepVariants are the variants a step tries, then those it selects
+// among, in a new slice.
+func stepVariants(st *schema.Step) []schema.Variant {
 	if st.Select == nil {
-		return nil
+		return slices.Clone(st.Variants)
 	}
-	return st.Select.Variants
+	return slices.Concat(st.Variants, st.Select.Variants)
+}
+
+// stepVariant is the variant of st named name, tried or selected.
+func stepVariant(st *schema.Step, name string) (schema.Variant, bool) {
+	vs := stepVariants(st)
+	i := slices.IndexFunc(vs, func(v schema.Variant) bool { return v.Name == name })
+	if i < 0 {
+		return schema.Variant{}, false
+	}
+	return vs[i], true
 }
 
 func studyStep(s *schema.Study, id string) *schema.Step {
