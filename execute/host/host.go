@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -169,6 +170,16 @@ func cudaVersion(ctx context.Context) string {
 		return string(m[1])
 	}
 	return ""
+}
+
+// SameModel reports whether nvidia-smi's name of a GPU (smi) is the GPU
+// a study names (want): equal, or one the other's leading words ("NVIDIA
+// H100" and "NVIDIA H100 80GB HBM3"), ignoring case; "NVIDIA H20" is not
+// "NVIDIA H200".
+func SameModel(want, smi string) bool {
+	a, b := strings.Fields(strings.ToLower(want)), strings.Fields(strings.ToLower(smi))
+	n := min(len(a), len(b))
+	return n > 0 && slices.Equal(a[:n], b[:n])
 }
 
 // ParseGPUs reads a list of GPUs (CUDA_VISIBLE_DEVICES's form): indexes

@@ -34,3 +34,23 @@ func TestUse(t *testing.T) {
 		t.Errorf("provenance %+v", p)
 	}
 }
+
+func TestSameModel(t *testing.T) {
+	for _, c := range []struct {
+		want, smi string
+		same      bool
+	}{
+		{"NVIDIA H200", "NVIDIA H200", true},
+		{"NVIDIA H200", "NVIDIA H200 NVL", true},
+		{"NVIDIA H100 80GB HBM3", "nvidia h100 80gb hbm3", true},
+		{"NVIDIA H100", "NVIDIA H100 80GB HBM3", true},
+		{"NVIDIA H200", "NVIDIA H100 80GB HBM3", false},
+		{"NVIDIA H200", "NVIDIA H20", false},
+		{"NVIDIA H100 80GB HBM3", "NVIDIA H100 PCIe", false},
+		{"", "NVIDIA H100", false},
+	} {
+		if got := SameModel(c.want, c.smi); got != c.same {
+			t.Errorf("SameModel(%q, %q) = %v", c.want, c.smi, got)
+		}
+	}
+}

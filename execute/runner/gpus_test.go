@@ -18,12 +18,12 @@ import (
 	"servelab.dev/execute/store"
 )
 
-// fakeSMI answers nvidia-smi's queries for two GPUs of different models;
+// fakeSMI answers nvidia-smi's queries for two GPUs of the study's model;
 // another process holds 30000 MiB on GPU 0.
 const fakeSMI = `#!/bin/sh
 case "$*" in
 *--query-gpu=index,uuid,name,driver_version,memory.total,memory.used*)
-	echo "0, GPU-00000000-aaaa-bbbb-cccc-000000000000, NVIDIA H100 80GB HBM3, 550.54.15, 81559, 30000"
+	echo "0, GPU-00000000-aaaa-bbbb-cccc-000000000000, NVIDIA H200, 550.54.15, 143771, 30000"
 	echo "1, GPU-11111111-aaaa-bbbb-cccc-111111111111, NVIDIA H200, 550.54.15, 143771, 5"
 	;;
 *)

@@ -169,6 +169,9 @@ func (r *runner) loop(ctx context.Context) error {
 		query = host.Query
 	}
 	r.pool = newGPUPool(ctx, r.o.GPUs, query, r.emit)
+	if err := r.sameGPU(ctx, query); err != nil {
+		return err
+	}
 	first := true
 	for round := 1; ; round++ {
 		p, err := r.plan()
@@ -417,4 +420,22 @@ func groups(ts []*plan.Trial) [][]*plan.Trial {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i][0].Repeat < out[j][0].Repeat })
 	return out
+}
+
+// sameGPU refuses GPUs that are not the study's: a record names the
+// study's GPU, and a figure measured on another would pass for it. A
+// host whose GPUs nvidia-smi cannot list (the simulator's, a CPU build's)
+// has nothing to check.
+func (r *runner) sameGPU(ctx context.Context, query func(context.Context) ([]host.GPU, error)) error {
+	smi, err := query(ctx)
+	if err != nil || len(smi) == 0 {
+		return nil
+	}
+	want := r.s.Hardware.GPU
+	for _, id := range r.pool.ids {
+		if g, ok := host.Find(smi, id); ok && !host.SameModel(want, g.Name) {
+			return fmt.Errorf("%s: hardware.gpu is %q, but GPU %s is %s (nvidia-smi): its records would name a GPU they did not run on; run on a host with %s, pick those GPUs with --gpus, or set hardware.gpu to the GPU you measure on", r.s.File, want, id, g.Name, want)
+		}
+	}
+	return nil
 }
