@@ -47,11 +47,13 @@ func runExport(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	p, err := decide.Plan(s, rs, decide.Auto)
+	// The configuration the study's page recommends, so that these files
+	// are the ones its deploy links give.
+	a, err := decide.Analyze(s, rs, decide.Auto)
 	if err != nil {
 		return err
 	}
-	files, err := export.Files(s, p.Final, decide.IsSimulated(s, rs, decide.Auto), formats)
+	files, err := export.Files(s, decide.Recommended(s, a), a.Simulated, formats)
 	if err != nil {
 		return err
 	}

@@ -75,11 +75,29 @@ func (m Msg) In(p *i18n.Printer, f Format) string {
 		}
 	}
 	s := lowerInside(p.T(m.Key, args...))
-	if p.Lang() == "zh" {
+	switch p.Lang() {
+	case "zh":
 		s = zhSpacing(s)
+	case "ru":
+		s = ruSpacing(s)
 	}
 	return s
 }
+
+// ruSpacing binds a number to its unit and the groups of its thousands
+// with no-break spaces ("15,34 мс", "32 768"), as Russian typography
+// does: a line never starts with the unit or half a number.
+func ruSpacing(s string) string {
+	for t := ""; t != s; {
+		t, s = s, ruThousands.ReplaceAllString(s, "$1\u00a0$2")
+	}
+	return ruUnit.ReplaceAllString(s, "$1\u00a0$2$3")
+}
+
+var (
+	ruThousands = regexp.MustCompile(`(\d) (\d{3})\b`)
+	ruUnit      = regexp.MustCompile(`(\d) (мкс|мс|с|%|ГиБ|ГБ|МиБ|МБ|ТБ/с|ток/с|запр/с)(\P{L}|$)`)
+)
 
 // zhSpacing puts a space between Chinese characters and Latin letters or
 // digits next to them ("下的 P99 TPOT"), as Chinese technical writing
@@ -203,8 +221,11 @@ const oneFlag = `--[a-z][a-z0-9-]*[a-z0-9](?:=[^\s,;:)\x{80}-\x{10FFFF}]+|\s(?:[
 
 func prosePart(s string, p *i18n.Printer, f Format) string {
 	s = f.Esc(s)
-	if p.Lang() == "zh" {
+	switch p.Lang() {
+	case "zh":
 		s = zhSpacing(s)
+	case "ru":
+		s = ruSpacing(s)
 	}
 	return s
 }

@@ -36,3 +36,20 @@ func TestFlagsInProse(t *testing.T) {
 		}
 	}
 }
+
+func TestRussianSpacing(t *testing.T) {
+	const nb = "\u00a0"
+	for _, c := range []struct{ in, want string }{
+		{"15,34 мс против 25 мс", "15,34" + nb + "мс против 25" + nb + "мс"},
+		{"KV-пул на 32 768 токенов", "KV-пул на 32" + nb + "768 токенов"},
+		{"1 000 000 запросов", "1" + nb + "000" + nb + "000 запросов"},
+		{"на 5,8 %, за 2,3 с.", "на 5,8" + nb + "%, за 2,3" + nb + "с."},
+		{"8 слотов и 3 или 4 прогона", "8 слотов и 3 или 4 прогона"},
+		{"при 2 запр/с", "при 2" + nb + "запр/с"},
+	} {
+		text := schema.Text{EN: "x", RU: c.in}
+		if got := (Prose(text)).In(i18n.MustNew("ru"), marked{}); got != c.want {
+			t.Errorf("%q\n got %q\nwant %q", c.in, got, c.want)
+		}
+	}
+}

@@ -26,8 +26,8 @@ var update = flag.Bool("update", false, "rewrite the goldens in testdata")
 
 var seeds = []string{"qwen3-8b-h100-latency", "qwen3.5-9b-h100-latency"}
 
-// seedConfig is a seed study's final configuration, decided from the
-// committed records.
+// seedConfig is the configuration a seed study recommends, decided
+// from the committed records.
 func seedConfig(t *testing.T, id string) (*schema.Study, Config) {
 	l, err := schema.NewLoader()
 	if err != nil {
@@ -41,11 +41,11 @@ func seedConfig(t *testing.T, id string) (*schema.Study, Config) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := decide.Plan(s, decide.Records{Runs: runs, Samples: samples}, decide.Real)
-	if err != nil || p.Final == nil {
+	a, err := decide.Analyze(s, decide.Records{Runs: runs, Samples: samples}, decide.Real)
+	if err != nil || a.Final == nil {
 		t.Fatalf("%s: not decided from the committed records (%v)", id, err)
 	}
-	c, err := FromStudy(s, *p.Final, false)
+	c, err := FromStudy(s, *decide.Recommended(s, a), false)
 	if err != nil {
 		t.Fatal(err)
 	}

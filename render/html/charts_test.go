@@ -88,6 +88,8 @@ func TestWrapLabel(t *testing.T) {
 		{"vLLM\n(adopted so far)", 200, []string{"vLLM", "(adopted so far)"}},
 		{"选择推理引擎", 40, []string{"选择推", "理引擎"}},
 		{"tengyunw-4-4-16", 30, []string{"tengyunw-4-4-16"}},
+		{"共享前缀（并发 8）", 200, []string{"共享前缀（并发 8）"}},
+		{"并发 1 下的基线", 40, []string{"并发 1", "下的基", "线"}},
 	} {
 		if got := wrapLabel(c.in, c.width); strings.Join(got, "|") != strings.Join(c.want, "|") {
 			t.Errorf("wrapLabel(%q, %v) = %q, want %q", c.in, c.width, got, c.want)

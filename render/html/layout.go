@@ -53,20 +53,20 @@ func textWidth(s string) float64 {
 func wide(r rune) bool { return textWidth(string(r)) > 12 }
 
 // wrapLabel breaks s into lines no wider than width at spaces and beside
-// wide characters, keeping the breaks s has; a word wider than width
-// keeps a line of its own.
+// wide characters, keeping the breaks s has and, within a line, its
+// spaces ("并发 1" stays so); a word wider than width keeps a line of
+// its own.
 func wrapLabel(s string, width float64) []string {
 	var out []string
 	for _, hard := range strings.Split(s, "\n") {
 		line := ""
 		for _, tok := range tokens(hard) {
 			next := line + tok
-			if line != "" && !wideEdge(line, tok) {
-				next = line + " " + tok
-			}
-			if line != "" && textWidth(next) > width {
+			if line == "" {
+				next = strings.TrimLeft(tok, " ")
+			} else if textWidth(next) > width {
 				out = append(out, line)
-				next = tok
+				next = strings.TrimLeft(tok, " ")
 			}
 			line = next
 		}
@@ -75,38 +75,33 @@ func wrapLabel(s string, width float64) []string {
 	return out
 }
 
-// tokens splits s into words and single wide characters.
+// tokens splits s into words and single wide characters, each with the
+// space before it in s, if any.
 func tokens(s string) []string {
 	var out []string
-	word := ""
-	for _, r := range s {
-		switch {
-		case r == ' ':
-		case wide(r):
-			if word != "" {
-				out = append(out, word)
-			}
-			out, word = append(out, string(r)), ""
-			continue
-		default:
-			word += string(r)
-			continue
-		}
+	word, space := "", ""
+	flush := func() {
 		if word != "" {
 			out, word = append(out, word), ""
 		}
 	}
-	if word != "" {
-		out = append(out, word)
+	for _, r := range s {
+		switch {
+		case r == ' ':
+			flush()
+			space = " "
+		case wide(r):
+			flush()
+			out, space = append(out, space+string(r)), ""
+		default:
+			if word == "" {
+				word, space = space, ""
+			}
+			word += string(r)
+		}
 	}
+	flush()
 	return out
-}
-
-// wideEdge reports whether a wide character meets the join of a and b,
-// which then needs no space.
-func wideEdge(a, b string) bool {
-	last := []rune(a)[len([]rune(a))-1]
-	return wide(last) || wide([]rune(b)[0])
 }
 
 // barLayout is how a bar chart fits its category labels.

@@ -91,7 +91,7 @@ func boundValues(ans *decide.SLOAnswer) d.Text {
 		if p := ans.Final[b.Metric]; p != nil {
 			v = value(b.Metric, *p)
 		}
-		parts = append(parts, d.M("%s: %s", MetricName(b.Metric), v))
+		parts = append(parts, d.M("%[1]s: %[2]s", MetricName(b.Metric), v))
 	}
 	return d.Join{Sep: ", ", Parts: parts}
 }

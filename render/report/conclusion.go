@@ -43,8 +43,10 @@ func (b *builder) conclusion() {
 	if a.Final.Unmeasured {
 		b.doc.Add(d.Note{Text: d.M("Every run of this configuration failed: the steps chose it, but no measurement shows that it serves. %s lists why each run failed; fix that and run the study again before using this command.", d.Code("servelab analyze"))})
 	}
-	b.doc.Add(d.CodeBlock{Lang: "bash", Body: heredocs(a.Final.Files) + MultiLine(a.Final.Env, a.Final.Argv)})
-	b.deployLinks()
+	if !b.leanFirst() {
+		b.doc.Add(d.CodeBlock{Lang: "bash", Body: heredocs(a.Final.Files) + MultiLine(a.Final.Env, a.Final.Argv)})
+		b.deployLinks()
+	}
 	if localModel(a.Final.Model) {
 		b.doc.Add(d.Note{Text: d.M("The command loads the model file the study measured, %s: put the path of your own %s file of this model in its place. The other settings are what the study measured on its own loads: re-test them where your traffic differs (prompt lengths, concurrency). A file of another precision needs its own test, apart from any the steps above measured.", d.Code(a.Final.Model), d.Lit(strings.ToUpper(b.dtypeOf(a.Final.Model))))})
 	}
@@ -57,7 +59,6 @@ func (b *builder) conclusion() {
 	for _, n := range s.CommandNotes {
 		b.doc.Add(d.Note{Text: d.Prose(n)})
 	}
-	b.noiseAdoptions()
 	b.startupWarnings()
 	b.sources()
 	b.capacities()
@@ -160,15 +161,21 @@ func (b *builder) gain() {
 	}
 }
 
-// withRuns adds the run count and 95 % interval of a mean over runs.
-func withRuns(t d.Text, metric string, v *decide.Value) d.Text {
+// withRuns adds the run count and 95 % interval of a mean over runs;
+// mark is the derived mark (≤, ≈) the mean carries, which its runs'
+// figures carry too.
+func withRuns(t d.Text, metric string, v *decide.Value, mark string) d.Text {
 	if v.Runs < 2 || v.Low == nil {
 		return t
 	}
-	if v.Interval == decide.IntervalRange {
-		return d.Join{Sep: " ", Parts: []d.Text{t, d.M("(%d runs: %s and %s)", v.Runs, value(metric, *v.Low), value(metric, *v.High))}}
+	lo, hi := value(metric, *v.Low), value(metric, *v.High)
+	if v.Derived {
+		lo, hi = d.Join{Parts: []d.Text{d.Lit(mark), lo}}, d.Join{Parts: []d.Text{d.Lit(mark), hi}}
 	}
-	return d.Join{Sep: " ", Parts: []d.Text{t, d.M("(%d runs, 95%% interval %s to %s)", v.Runs, value(metric, *v.Low), value(metric, *v.High))}}
+	if v.Interval == decide.IntervalRange {
+		return d.Join{Sep: " ", Parts: []d.Text{t, d.M("(%d runs: %s and %s)", v.Runs, lo, hi)}}
+	}
+	return d.Join{Sep: " ", Parts: []d.Text{t, d.M("(%d runs, 95%% interval %s to %s)", v.Runs, lo, hi)}}
 }
 
 func (b *builder) baselineName() d.Text {
@@ -208,7 +215,8 @@ func (b *builder) validationTable(pick func(decide.ValidationRow) *decide.Valida
 		}
 		var base d.Text = d.M("%s: %s", d.Cap{Text: MetricName(r.Metric)}, shown(r.Baseline))
 		var fin d.Text = d.M("%s: %s (%s)", d.Cap{Text: MetricName(r.Metric)}, shown(r.Final), RatioText(r.Metric, *r.Ratio))
-		base, fin = withRuns(base, r.Metric, r.Baseline), withRuns(fin, r.Metric, r.Final)
+		mark := b.derivedMark(row.Profile)
+		base, fin = withRuns(base, r.Metric, r.Baseline, mark), withRuns(fin, r.Metric, r.Final, mark)
 		t.Rows = append(t.Rows, []d.Text{ProfileTitle(b.s, row.Profile), base, fin})
 	}
 	if len(t.Rows) > 0 {
@@ -365,67 +373,72 @@ func localModel(id string) bool {
 	return strings.HasSuffix(strings.ToLower(id), ".gguf") || strings.HasPrefix(id, "/") || strings.HasPrefix(id, "./")
 }
 
-// noiseAdoptions names the settings of the command that single runs
-// adopted on a gain within run-to-run noise: the rule kept them, and the
-// reader should know that they may make no difference.
-func (b *builder) noiseAdoptions() {
+// leanFirst prints the command without the noise steps' settings as the
+// serving command, and says what the study's final command adds; the
+// figures after it are the final command's, measured at every load.
+// It reports false, printing nothing, where there is no such command.
+func (b *builder) leanFirst() bool {
+	c, last, ok := decide.Lean(b.s, b.a)
+	if !ok {
+		return false
+	}
+	l, err := plan.Command(b.s, c)
+	if err != nil {
+		return false
+	}
 	var parts []d.Text
-	skip := map[string]bool{}
-	for _, st := range b.a.Steps {
-		c := st.Comparison
-		if st.Adopted == nil || st.Reason != decide.ReasonSingleRun || c == nil || c.Gain >= smallGain {
-			continue
-		}
-		skip[st.ID] = true
-		parts = append(parts, d.Sentences(b.optionName(studyStep(b.s, st.ID), *st.Adopted), d.Paren{Text: pct(c.Gain)}))
+	for _, st := range b.a.NoiseSteps() {
+		parts = append(parts, d.Sentences(b.optionName(studyStep(b.s, st.ID), *st.Adopted), d.Paren{Text: pct(st.Comparison.Gain)}))
 	}
-	if len(parts) == 0 {
-		return
-	}
-	key := "%s were adopted on single runs for gains under 3%%, which one run cannot tell from run-to-run variation: they are unproven, and the command keeps them only by the study's rule (minimum gain %s)."
+	b.doc.Add(d.CodeBlock{Lang: "bash", Body: heredocs(l.Files) + MultiLine(l.Env, l.Argv)})
+	b.deployLinks()
+	leaves, adds := "This command leaves out %s, which the study's rule (minimum gain %s) adopted on single runs for gains under 3%%: one run cannot tell gains that small from run-to-run variation.", "The study's final command adds them; the figures below, at every load, were measured with it:"
 	if len(parts) == 1 {
-		key = "%s was adopted on a single run for a gain under 3%%, which one run cannot tell from run-to-run variation: it is unproven, and the command keeps it only by the study's rule (minimum gain %s)."
+		leaves, adds = "This command leaves out %s, which the study's rule (minimum gain %s) adopted on a single run for a gain under 3%%: one run cannot tell a gain that small from run-to-run variation.", "The study's final command adds it; the figures below, at every load, were measured with it:"
 	}
-	b.doc.Add(d.Note{Text: d.M(key, andList(parts), pct(b.s.Objective.MinGain))})
-	if l, ok := b.leanLaunch(skip); ok {
-		without := d.M("Without them, the command is:")
-		if len(parts) == 1 {
-			without = d.M("Without it, the command is:")
-		}
-		b.doc.Add(d.Para{Text: without}, d.CodeBlock{Lang: "bash", Body: heredocs(l.Files) + MultiLine(l.Env, l.Argv)})
+	t := []d.Text{d.M(leaves, andList(parts), pct(b.s.Objective.MinGain))}
+	if m := b.alone(last); m != nil {
+		t = append(t, m)
 	}
+	t = append(t, d.M(adds))
+	b.doc.Add(d.Para{Text: d.Sentences(t...)})
+	b.doc.Add(d.CodeBlock{Lang: "bash", Body: heredocs(b.a.Final.Files) + MultiLine(b.a.Final.Env, b.a.Final.Argv)})
+	return true
 }
 
-// leanLaunch is the final configuration less the steps in skip: the
-// adopted variants of the other steps on the baseline's engine (or the
-// engine a step selected). ok is false where rebuilding with nothing
-// skipped does not give the final command, so the page never prints a
-// command the study's decisions do not reach.
-func (b *builder) leanLaunch(skip map[string]bool) (plan.Launch, bool) {
-	build := func(skip map[string]bool) (plan.Launch, bool) {
-		c := plan.BaseConfig(b.s, b.s.Baseline.Engine)
-		for _, st := range b.a.Steps {
-			ss := studyStep(b.s, st.ID)
-			switch {
-			case ss == nil || st.Adopted == nil || skip[st.ID]:
-			case ss.Select != nil && slices.Contains(ss.Select.Engines, *st.Adopted):
-				c = plan.BaseConfig(b.s, *st.Adopted)
-			default:
-				v, ok := stepVariant(ss, *st.Adopted)
-				if !ok {
-					return plan.Launch{}, false
-				}
-				c = c.Apply(v)
-			}
+// alone is the objective of the lean command in the runs of the last
+// step it keeps, against the baseline's, where every noise step came
+// after that step (so that its adopted variant ran exactly the lean
+// command); nil otherwise.
+func (b *builder) alone(last string) d.Text {
+	after := false
+	for _, st := range b.a.Steps {
+		if st.ID == last {
+			after = true
+			continue
 		}
-		l, err := plan.Command(b.s, c)
-		return l, err == nil
+		if !after && slices.ContainsFunc(b.a.NoiseSteps(), func(n decide.Step) bool { return n.ID == st.ID }) {
+			return nil
+		}
 	}
-	full, ok := build(nil)
-	if !ok || !slices.Equal(full.Argv, b.a.Final.Argv) {
-		return plan.Launch{}, false
+	m, at := b.s.Objective.Metric, b.s.Objective.Profile
+	for _, st := range b.a.Steps {
+		c := st.Comparison
+		if st.ID != last || c == nil || st.Adopted == nil || c.A != *st.Adopted {
+			continue
+		}
+		for _, row := range b.measured() {
+			if row.Profile != at || row.Baseline == nil {
+				continue
+			}
+			ratio := c.ValueA / row.Baseline.Mean
+			if decide.Lower(m) {
+				ratio = row.Baseline.Mean / c.ValueA
+			}
+			return d.M("On its own it was measured at %s only, in the %s step: %s %s against %s for the baseline, %s.", ProfileTitle(b.s, at), d.Prose(studyStep(b.s, last).Title), MetricName(m), value(m, c.ValueA), value(m, row.Baseline.Mean), RatioText(m, ratio))
+		}
 	}
-	return build(skip)
+	return nil
 }
 
 // andList joins items as a sentence lists them: "a, b and c".

@@ -9,6 +9,7 @@ import (
 	"servelab.dev/execute/importer"
 	"servelab.dev/execute/record"
 	"servelab.dev/i18n"
+	d "servelab.dev/render/document"
 	"servelab.dev/schema"
 )
 
@@ -52,7 +53,7 @@ func TestImportNotesUnderRuns(t *testing.T) {
 			for i, a := range n.Args {
 				args[i] = a
 			}
-			if want := p.T(n.Msg, args...); !strings.Contains(text, want) {
+			if want := d.String(d.M(n.Msg, args...), p); !strings.Contains(text, want) {
 				t.Errorf("%s: note missing: %q", lang, want)
 			}
 		}

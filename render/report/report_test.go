@@ -21,6 +21,7 @@ import (
 	rhtml "servelab.dev/render/html"
 	"servelab.dev/render/markdown"
 	"servelab.dev/schema"
+	"servelab.dev/schema/plan"
 )
 
 // -update (or SERVELAB_UPDATE=1) rewrites testdata/golden; review the diff.
@@ -148,7 +149,9 @@ func longestFirst(s []string) []string {
 }
 
 // The serving command block parses, as a POSIX shell command, back to
-// exactly the analysis's argv (seed 000's speculative-config included).
+// exactly the argv of the configuration the page deploys (seed 000's
+// speculative-config included), and the study's final command, where
+// the page prints it apart, to the analysis's argv.
 func TestCommandBlockRoundTrip(t *testing.T) {
 	for _, id := range studies {
 		s, a, runs := seed(t, id)
@@ -158,26 +161,47 @@ func TestCommandBlockRoundTrip(t *testing.T) {
 		if block == nil {
 			t.Fatalf("%s: no serving command block", id)
 		}
-		f, err := syntax.NewParser(syntax.Variant(syntax.LangPOSIX)).Parse(strings.NewReader(block[1]), "")
-		if err != nil {
-			t.Fatalf("%s: %v", id, err)
-		}
-		call, ok := f.Stmts[0].Cmd.(*syntax.CallExpr)
-		if len(f.Stmts) != 1 || !ok {
-			t.Fatalf("%s: not one simple command", id)
-		}
-		var got []string
-		for _, w := range call.Args {
-			s, err := expand.Literal(nil, w)
+		want := a.Final.Argv
+		if c := decide.Recommended(s, a); c != a.Plan.Final {
+			l, err := plan.Command(s, *c)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got = append(got, s)
+			want = l.Argv
+			final := regexp.MustCompile("(?s)were measured with it:\n\n```bash\n(.*?)\n```").FindStringSubmatch(md.String())
+			if final == nil {
+				t.Fatalf("%s: no final command after the deployed one", id)
+			}
+			if got := shellArgv(t, final[1]); !reflect.DeepEqual(got, a.Final.Argv) {
+				t.Errorf("%s: final block parses to\n%q\nwant %q", id, got, a.Final.Argv)
+			}
 		}
-		if !reflect.DeepEqual(got, a.Final.Argv) {
-			t.Errorf("%s: block parses to\n%q\nwant %q", id, got, a.Final.Argv)
+		if got := shellArgv(t, block[1]); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: block parses to\n%q\nwant %q", id, got, want)
 		}
 	}
+}
+
+// shellArgv is the argv a POSIX shell makes of one simple command.
+func shellArgv(t *testing.T, src string) []string {
+	t.Helper()
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangPOSIX)).Parse(strings.NewReader(src), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	call, ok := f.Stmts[0].Cmd.(*syntax.CallExpr)
+	if len(f.Stmts) != 1 || !ok {
+		t.Fatalf("not one simple command:\n%s", src)
+	}
+	var got []string
+	for _, w := range call.Args {
+		s, err := expand.Literal(nil, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, s)
+	}
+	return got
 }
 
 // Study text with script tags renders inert: in the page's prose, in a

@@ -491,7 +491,7 @@ func (b *builder) outliers(ss *schema.Step, st decide.Step) d.Text {
 }
 
 // smallGain is a gain that run-to-run noise alone commonly gives.
-const smallGain = 0.03
+const smallGain = decide.SmallGain
 
 // bigEffect says whether a ratio is too far from 1 for run-to-run noise
 // (a few percent on a quiet GPU host) to explain it, so a caveat about
@@ -546,7 +546,9 @@ func (b *builder) latencies(ss *schema.Step, st decide.Step) d.Text {
 		if o.Latency.Derived {
 			v = d.Join{Parts: []d.Text{d.Lit(b.derivedMark(b.s.Objective.Profile)), v}}
 		}
-		parts = append(parts, d.M("%s: %s", name, v))
+		// Not the plain "%s: %s": inside this sentence's own colon a
+		// language may need another join (Chinese "A 为 x").
+		parts = append(parts, d.M("%[1]s: %[2]s", name, v))
 	}
 	return d.M("Mean latency per request at %s: %s.", ProfileTitle(b.s, b.s.Objective.Profile), d.Join{Sep: ", ", Parts: parts})
 }
