@@ -11,12 +11,15 @@
 # machine started cold. records.tar.gz holds every result folder the
 # repository lacks (all of this session's so far, whichever call made
 # them), the run's events (--json-events) go to $OUT/events.jsonl.
-# FALLBACK=1 (the default), once the study is complete, measures the
+# RUN=0 skips the study run (the checks then use the records as they
+# are). FALLBACK=1 (the default), once the study is complete, measures the
 # printed command against the fallback its note gives for builds without
 # --kv-unified-per-slot
 # (--ctx-size 32768 in its place): each launched in turn, its settings
 # lines compared, and BENCH_RUNS runs of the study's c8 load sent to each
-# with servelab bench; the records come back in fallback/.
+# with servelab bench; the records come back in fallback/. EXTRA=1 (the
+# default) then measures the two settings the page names as untested
+# (extra_check below); the records come back in extra/.
 set -uo pipefail
 G=$(cd "$(dirname "$0")" && pwd)
 REPO=$PWD
@@ -29,7 +32,7 @@ t0=$(date +%s)
 stamp() { echo "== $(date -u +%H:%M:%S) (+$(($(date +%s) - t0)) s) $*"; }
 pack() {
 	(cd "$W/study" && for d in results/*/; do [[ -e $REPO/$d ]] || echo "$d"; done >new-dirs.txt
-		tar -czf "$OUT/records.tar.gz" -T new-dirs.txt fallback analyze.txt analyze.json plan.txt final-server.log final-check.txt 2>/dev/null)
+		tar -czf "$OUT/records.tar.gz" -T new-dirs.txt fallback extra analyze.txt analyze.json plan.txt final-server.log final-check.txt 2>/dev/null)
 	ls -l "$OUT"
 }
 trap pack EXIT
@@ -40,8 +43,12 @@ mkdir -p results
 [[ -d $REPO/results ]] && cp -rn "$REPO/results/." results/
 [[ -d $G/results ]] && cp -rn "$G/results/." results/
 stamp "study run starts ($(command -v llama-server))"
-timeout -s INT -k 30 "${RUN_LIMIT:-500}" "$G/servelab" run "$S.cue" --results results --json-events >>"$OUT/events.jsonl"
-rc=$?
+rc=0
+# RUN=0 runs no trial: the checks below then use the records as they are.
+if [[ ${RUN:-1} == 1 ]]; then
+	timeout -s INT -k 30 "${RUN_LIMIT:-500}" "$G/servelab" run "$S.cue" --results results --json-events >>"$OUT/events.jsonl"
+	rc=$?
+fi
 stamp "study run ended (rc $rc)"
 "$G/servelab" analyze "$S.cue" --results results >analyze.txt 2>&1
 "$G/servelab" analyze "$S.cue" --results results --json >analyze.json 2>/dev/null
@@ -81,7 +88,7 @@ bench_c8() {
 	for r in $(seq 1 "${BENCH_RUNS:-3}"); do
 		"$G/servelab" bench --target http://127.0.0.1:18123 --model models/qwen3-8b-random-f16.gguf \
 			--kind concurrency --concurrency 8 --requests 200 --warmup 4 --random 256,64 \
-			--api completions --ignore-eos --seed 1 --timeout 120s -o "fallback/$1-c8-$r.json" 2>&1 | tail -3
+			--api completions --ignore-eos --seed 1 --timeout 120s -o "${DIR:-fallback}/$1-c8-$r.json" 2>&1 | tail -3
 	done
 }
 fallback_check() {
@@ -109,6 +116,44 @@ if [[ -s settings-final.txt ]] && diff settings-run.txt settings-final.txt >>fin
 else
 	echo "DIFFERENT: the printed command's server differs from the run's (diff above)" | tee -a final-check.txt
 fi
+# bench_rate NAME RATE: one Poisson run of 30 s at RATE req/s, the
+# capacity search's probe shape (256 tokens in, 64 out, seed 1).
+bench_rate() {
+	local n
+	n=$(awk -v r="$2" 'BEGIN{printf "%d", r * 30}')
+	"$G/servelab" bench --target http://127.0.0.1:18123 --model models/qwen3-8b-random-f16.gguf \
+		--kind poisson --rate "$2" --requests "$n" --warmup 4 --random 256,64 \
+		--api completions --ignore-eos --seed 1 --timeout 120s -o "extra/$1-rate$2.json" 2>&1 | tail -3
+}
+# extra_check CMD: the two settings the page names as untested. More
+# slots (--parallel 12 and 16 in place of 8), each one Poisson probe at
+# EXTRA_RATES, above the printed command's capacity, beside the printed
+# command's own probe; and the host prompt cache without idle-slot saves
+# (--cache-ram 8192 --no-cache-idle-slots in place of --cache-ram 0), two
+# runs of the c8 load beside the printed command's runs in fallback/.
+extra_check() {
+	mkdir -p extra
+	local which c
+	for which in parallel-8 parallel-12 parallel-16 idle-slots; do
+		c=${1/--parallel 8/--${which/-/ }}
+		[[ $which == idle-slots ]] && c=${1/--cache-ram 0/--cache-ram 8192 --no-cache-idle-slots}
+		echo "$which: $c" >>extra/check.txt
+		stamp "extra $which: launch and bench"
+		serve "$c" "extra/$which-server.log" || { stamp "$which did not start"; kill "$pid"; continue; }
+		grep -E 'load_model: initializing|llama_context: n_ctx|llama_kv_cache: +size' "extra/$which-server.log" | sed -E 's/^\S+ //' | tee -a extra/check.txt
+		if [[ $which == idle-slots ]]; then
+			DIR=extra bench_c8 "$which"
+		else
+			for r in ${EXTRA_RATES:-9}; do bench_rate "$which" "$r"; done
+		fi
+		kill "$pid"; wait "$pid"
+	done
+	stamp "extra measured"
+}
 # Only once the study is complete: a cut-off run's final may still change.
-[[ ${FALLBACK:-1} == 1 && $rc == 0 ]] && fallback_check "$cmd"
+# A warm machine's second call keeps what the first measured.
+if [[ ${FALLBACK:-1} == 1 && $rc == 0 && ! -s fallback/printed-c8-${BENCH_RUNS:-3}.json ]]; then
+	fallback_check "$cmd"
+fi
+[[ ${EXTRA:-1} == 1 && $rc == 0 && ! -s extra/idle-slots-c8-${BENCH_RUNS:-3}.json ]] && extra_check "$cmd"
 stamp "call 2 done"
