@@ -86,8 +86,10 @@ func (b *builder) rawTrial(k *sink, t *plan.Trial) {
 		argv, notes = ReproducePinned(b.s, t)
 		peer = peerOf("vllm-bench", "")
 	}
-	if argv == nil && len(notes) > 0 {
-		k.add(d.Para{Text: d.M("%s cannot repeat this run's workload exactly (where it has a workload of this kind, it draws other prompts or arrivals): %s repeats it.", d.Code(peer.Name), d.Code("servelab bench"))})
+	if argv == nil && len(notes) > 0 && !b.peerGapSaid {
+		// Said at the first such run: under each it would fill the appendix.
+		k.add(d.Para{Text: d.M("%s cannot repeat the workload of the runs below exactly (where it has a workload of this kind, it draws other prompts or arrivals): %s repeats it.", d.Code(peer.Name), d.Code("servelab bench"))})
+		b.peerGapSaid = true
 	}
 	if argv != nil {
 		label := d.M("Reproduce the load with %s:", d.Code(peer.Name))

@@ -355,7 +355,7 @@ func (b *builder) deployLinks() {
 	if e.ImageRef() == "" {
 		// A reader looks here for the container files the other pages
 		// link; say why there are none rather than leave a gap.
-		b.doc.Add(d.Para{Text: d.M("No deployment files: the engine ran outside any container image, so no image holds the measured build; a study that names one (%s) gets them.", d.Code("engines."+b.a.Final.Engine+".image"))})
+		b.doc.Add(d.Para{Text: d.M("No deployment files: the engine ran outside any container image, so no image holds the measured build.")})
 		return
 	}
 	var links []d.Text

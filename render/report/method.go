@@ -68,6 +68,10 @@ func (b *builder) method() []d.Block {
 	k.h(4, "reproduce", d.M("Reproducing the benchmark"))
 	peer := peerOf(bm.Client.Name, bm.Client.Version)
 	key := "Under each run in the appendix, a command for %s repeats that run's kind of load without servelab (the same length limits, rate or concurrency and request count; the prompts it draws, and so the lengths a model stops at, may differ), against an engine started with the run's serving command. Its flags are checked against the argument parser of %s at commit %s."
+	if bm.Output.IgnoreEOS {
+		// Every answer runs to its length limit: only the prompts differ.
+		key = "Under each run in the appendix, a command for %s repeats that run's kind of load without servelab (the same length limits, rate or concurrency and request count; the prompts it draws may differ), against an engine started with the run's serving command. Its flags are checked against the argument parser of %s at commit %s."
+	}
 	if b.unpinned() {
 		client := peer.Name
 		peer = peerOf("vllm-bench", "")

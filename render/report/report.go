@@ -24,7 +24,10 @@ type builder struct {
 	nearSaid  bool // the near-repeat steps have been named
 	// baselineSaid: a long baseline title has been said before a table.
 	baselineSaid bool
-	warn         map[string][]decide.Warning // by trial key
+	// peerGapSaid: the appendix has said that the peer client cannot
+	// repeat a run's workload.
+	peerGapSaid bool
+	warn        map[string][]decide.Warning // by trial key
 	// startup is what each trial's engine printed at start-up, by key
 	// (BuildWithLogs); empty for Build.
 	startup map[string]*startup.Settings

@@ -13,9 +13,14 @@ import (
 func (b *builder) rule(k *sink) {
 	o := b.a.Objective
 	k.h(4, "rule", d.M("Decision rule"))
-	adopt := d.M("A variant is adopted when it beats the current configuration by more than %s and, where the records give a noise estimate, significantly at the %s level; otherwise the current configuration stays.", pct(o.MinGain), pct(o.Confidence))
+	var adopt d.Text = d.M("A variant is adopted when it beats the current configuration by more than %s and, where the records give a noise estimate, significantly at the %s level; otherwise the current configuration stays.", pct(o.MinGain), pct(o.Confidence))
 	if b.tilde() {
 		adopt = d.M("A variant is adopted when it beats the current configuration by more than %s and, where the records give a noise estimate, significantly at the %s level; otherwise the current configuration stays (no significant difference is written ~).", pct(o.MinGain), pct(o.Confidence))
+	}
+	if b.noInterval() {
+		// The rule's second half then never applied: say so, not leave
+		// a reader to believe the adoptions were tested.
+		adopt = d.Sentences(adopt, d.M("No comparison in this study has a noise estimate, so every gain above %s was adopted.", pct(o.MinGain)))
 	}
 	k.add(d.List{Items: []d.Text{
 		adopt,
@@ -137,4 +142,19 @@ func (b *builder) tilde() bool {
 		}
 	}
 	return false
+}
+
+// noInterval reports whether no step's comparison has an interval,
+// while some step compared options.
+func (b *builder) noInterval() bool {
+	compared := false
+	for _, st := range b.a.Steps {
+		if c := st.Comparison; c != nil {
+			if c.Interval != nil {
+				return false
+			}
+			compared = true
+		}
+	}
+	return compared
 }
