@@ -518,9 +518,9 @@ func (b *builder) unsettled() {
 	if len(items) == 0 {
 		return
 	}
-	key := "Worse on average as well, but the runs disagree too much to call them a cost; repeat them before weighing them:"
+	key := "Also worse on average, but the runs vary too much to count these as costs yet:"
 	if len(items) == 1 {
-		key = "Worse on average as well, but the runs disagree too much to call it a cost; repeat them before weighing it:"
+		key = "Also worse on average, but the runs vary too much to count this as a cost yet:"
 	}
 	b.doc.Add(d.Para{Text: d.M(key)}, d.List{Items: items})
 }

@@ -229,7 +229,9 @@ func (b *builder) validationTable(pick func(decide.ValidationRow) *decide.Valida
 func (b *builder) validationNotes() {
 	var ranges []d.Text
 	for _, row := range b.measured() {
-		if rr := row.RatioRange; rr != nil && d.Fixed(rr[0]) != d.Fixed(rr[1]) {
+		// A range within 1% is less than any run-to-run variation: saying
+		// it would be a caveat larger than its subject.
+		if rr := row.RatioRange; rr != nil && d.Fixed(rr[0]) != d.Fixed(rr[1]) && rr[1] > 1.01*rr[0] {
 			ranges = append(ranges, d.M("%sx to %sx at %s", d.Num{V: rr[0], Prec: 2}, d.Num{V: rr[1], Prec: 2}, ProfileTitle(b.s, row.Profile)))
 		}
 	}

@@ -87,7 +87,7 @@ func (b *builder) figures() {
 	trials += len(pooled)
 	if trials > 0 && runs > trials {
 		// A warning counts trials; the reader should not think runs lost.
-		t = d.Sentences(t, d.M("They are %d trials: the runs of one configuration at one load, in whichever step, make one trial.", trials))
+		t = d.Sentences(t, d.M("Runs of one configuration at one load count as one trial, whichever step made them: %d trials in all.", trials))
 	}
 	b.doc.Add(d.Para{Text: t})
 }

@@ -61,11 +61,11 @@ func toolName(client string) d.Text {
 func lintText(w decide.Warning, client string) d.Text {
 	switch w.Code {
 	case decide.CodeBursts:
-		return d.M("Lines marked (!) are not what they seem: the median inter-token latency is about 0 ms while its mean is not, so many tokens reached the client together, and the ITL and TPOT medians do not measure decoding (whether the bursts came from buffering on the way or from how the client timed the stream is not known).")
+		return d.M("The median ITL of about 0 ms beside a mean that is not means that tokens reached the client in bursts: the ITL and TPOT medians marked (!) do not measure decoding (whether buffering on the way or the client's timing made the bursts is not known).")
 	case decide.CodeDecodeBound:
-		return d.M("A TPOT marked (!) is below the least time a token can take: one decode step must read this model's weights at the GPU's memory bandwidth, and shares that time only among the tokens it produces (more than one under speculative decoding). It cannot be a real per-token time.")
+		return d.M("A TPOT marked (!) is below the least time a token can take (a decode step reads all of this model's weights at the GPU's memory bandwidth, and shares that time only among the tokens it produces): it cannot be a real per-token time.")
 	case decide.CodeITLBound:
-		return d.M("A mean ITL marked (!) is below the time one decode step needs to read this model's weights at the GPU's memory bandwidth, and a gap between streamed chunks spans at least one step: it cannot be a real gap between tokens.")
+		return d.M("A mean ITL marked (!) is below the time of one decode step, which every gap between streamed chunks spans: it cannot be a real gap between tokens.")
 	case decide.CodePeakRate:
 		return d.M("The peak output throughput marked (!) is more than this run or this GPU can produce: %s, which measured it, took it over a window too short to mean anything, as when buffered chunks arrive together.", toolName(client))
 	case decide.CodePeakLow:
