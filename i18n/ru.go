@@ -9,6 +9,8 @@ var _ = register(Language{
 	Code: "ru", Tag: language.Russian, Name: "Русский", Rank: 2,
 	Messages: map[string]string{
 		// Section titles.
+		"Trade-offs: the study's final command makes these figures worse than the baseline did:":                                                                                                                                                                 "Компромиссы: итоговая команда исследования ухудшает по сравнению с базовой конфигурацией следующие показатели:",
+		"Every step is judged by one figure: %s at %s; the goal is its %s value. A step that tries changes adopts its best change only when it beats the current configuration by more than %s.":                                                                 "Каждый шаг оценивается по одной метрике: «%s» в профиле %s; цель — её %s значение. Шаг принимает лучшее из пробуемых изменений, только если оно лучше текущей конфигурации более чем на %s.",
 		"The median ITL of about 0 ms beside a mean that is not means that tokens reached the client in bursts: the ITL and TPOT medians marked (!) do not measure decoding (whether buffering on the way or the client's timing made the bursts is not known).": "Медианный ITL около 0 мс при ненулевом среднем означает, что токены приходили к клиенту пачками: отмеченные (!) медианы ITL и TPOT не измеряют декодирование (что создало пачки — буферизация по пути или способ замера времени у клиента, — неизвестно).",
 		"A TPOT marked (!) is below the least time a token can take (a decode step reads all of this model's weights at the GPU's memory bandwidth, and shares that time only among the tokens it produces): it cannot be a real per-token time.":                "TPOT, отмеченный (!), меньше наименьшего возможного времени на токен (шаг декодирования читает все веса модели со скоростью памяти GPU и делит это время только между токенами, которые он выдаёт): это не может быть реальным временем на токен.",
 		"A mean ITL marked (!) is below the time of one decode step, which every gap between streamed chunks spans: it cannot be a real gap between tokens.":                                                                                                     "Средний ITL, отмеченный (!), меньше времени одного шага декодирования, а каждый интервал между фрагментами потока длится не меньше шага: это не может быть реальным интервалом между токенами.",
@@ -73,8 +75,8 @@ var _ = register(Language{
 		"Each rate was probed once, with %d requests.":                             "Каждая интенсивность проверялась один раз, по %d запросов.",
 		"a probe of about %s":    "пробе длиной около %s",
 		"a probe of %d requests": "пробе из %d запросов",
-		"%s also met the bounds at %s req/s but completed only %s req/s there over the arrivals (the run less its last requests' drain): in %s it fell behind.":                                                "%s уложилась в пороги и при %s запросов/с, но за время поступления запросов (длительность прогона без завершения последних запросов) выполнила лишь %s запросов/с: в %s она уже отставала.",
-		"%s also met the bounds at %s req/s, above the %s req/s it completed at most at any fixed concurrency, every slot busy: arrivals that fast build a queue without end, which %s ends too soon to show.": "%s уложилась в пороги и при %s запросов/с, но это больше %s запросов/с — максимума, который она выполняла при любой фиксированной конкурентности, когда заняты все слоты: при таком потоке очередь растёт без конца, а в %s это не успевает проявиться.",
+		"%s also met the bounds at %s req/s but completed only %s req/s there over the arrivals (the run less its last requests' drain): in %s it fell behind.":                                                "%s уложилась в пороги и при %s запр./с, но за время поступления запросов (длительность прогона без завершения последних запросов) выполнила лишь %s запр./с: в %s она уже отставала.",
+		"%s also met the bounds at %s req/s, above the %s req/s it completed at most at any fixed concurrency, every slot busy: arrivals that fast build a queue without end, which %s ends too soon to show.": "%s уложилась в пороги и при %s запр./с, но это больше %s запр./с — максимума, который она выполняла при любой фиксированной конкурентности, когда заняты все слоты: при таком потоке очередь растёт без конца, а в %s это не успевает проявиться.",
 		"%s: the search was not finished; its next probe, at %s, was not run.":                                                                                                                                 "%s: поиск не завершён — следующая проба, при %s, не проводилась.",
 		"one run, not confirmed":                                 "один прогон, не подтверждено",
 		"between %s and %s so far (the search was not finished)": "пока между %s и %s (поиск не завершён)",
@@ -343,7 +345,7 @@ var _ = register(Language{
 		"Load":                    "Нагрузка",
 		"Output tokens/s per GPU": "Выходных токенов/с на GPU",
 		"On the frontier":         "На границе Парето",
-		"Probes (req/s)":          "Пробы (запросов/с)",
+		"Probes (req/s)":          "Пробы (запр./с)",
 		"Capacity within the SLO": "Предельная нагрузка в пределах SLO",
 		"below %s":                "ниже %s",
 		"at least %s":             "не менее %s",
@@ -466,7 +468,7 @@ var _ = register(Language{
 		"metric tpot.p90":           "P90 TPOT",
 		"metric itl.p90":            "P90 ITL",
 		"metric itl.p99":            "P99 ITL",
-		"metric goodput":            "полезная пропускная способность (запросов/с в пределах SLO)",
+		"metric goodput":            "полезная пропускная способность (запр./с в пределах SLO)",
 		"metric failed":             "доля неудачных запросов",
 		"metric capacity":           "наибольшая частота запросов в пределах SLO",
 		// Layout (issue 16).
@@ -562,7 +564,7 @@ var _ = register(Language{
 			Many:  "Каждое испытание повторяется %d раз.",
 			Other: "Каждое испытание повторяется %d раза."},
 	},
-	Units: map[string]string{"s": "с", "ms": "мс", "tok/s": "ток/с", "req/s": "запросов/с", "GiB": "ГиБ", "TB/s": "ТБ/с"},
+	Units: map[string]string{"s": "с", "ms": "мс", "tok/s": "ток/с", "req/s": "запр./с", "GiB": "ГиБ", "TB/s": "ТБ/с"},
 	Terms: map[string]string{
 		"benchmark case":                  "сценари",
 		"serving command":                 "обслуживани",

@@ -96,7 +96,7 @@ func ruSpacing(s string) string {
 
 var (
 	ruThousands = regexp.MustCompile(`(\d) (\d{3})\b`)
-	ruUnit      = regexp.MustCompile(`(\d) (мкс|мс|с|%|ГиБ|ГБ|МиБ|МБ|ТБ/с|ток/с|запросов/с)(\P{L}|$)`)
+	ruUnit      = regexp.MustCompile(`(\d) (мкс|мс|с|%|ГиБ|ГБ|МиБ|МБ|ТБ/с|ток/с|запр\./с)(\P{L}|$)`)
 )
 
 // zhSpacing puts a space between Chinese characters and Latin letters or

@@ -148,7 +148,12 @@ func (b *builder) objective(k *sink) {
 	if o.Goal == "max" {
 		goal = d.M("highest")
 	}
-	k.add(d.Para{Text: d.M("Every step is judged by one figure: %s at %s; the goal is its %s value. A step that chooses among alternatives, such as the engine, adopts the best of them; a step that tries changes adopts its best change only when it beats the current configuration by more than %s.",
+	// Only a study with a choice among alternatives hears how one is made.
+	judged := "Every step is judged by one figure: %s at %s; the goal is its %s value. A step that tries changes adopts its best change only when it beats the current configuration by more than %s."
+	if slices.ContainsFunc(b.s.Steps, func(st schema.Step) bool { return st.Select != nil }) {
+		judged = "Every step is judged by one figure: %s at %s; the goal is its %s value. A step that chooses among alternatives, such as the engine, adopts the best of them; a step that tries changes adopts its best change only when it beats the current configuration by more than %s."
+	}
+	k.add(d.Para{Text: d.M(judged,
 		MetricName(o.Metric), withLoad{ProfileTitle(b.s, o.Profile), profileLoad(b.s, o.Profile)}, goal, pct(o.MinGain))})
 	if p := b.s.Profiles[o.Profile]; p.Kind == "concurrency" && !strings.HasPrefix(o.Metric, "latency.") {
 		k.add(d.Para{Text: d.M("At a fixed concurrency N the engine has N requests in flight for most of a run, so Little's law gives a mean latency of about N ÷ request throughput (somewhat less, as fewer are in flight while a run starts and drains). Every run of the profile draws its prompts the same way and generates about as many tokens, so a higher throughput means a lower mean latency: at concurrency %d, ranking by %s ranks by mean latency too.",
