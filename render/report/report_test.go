@@ -11,8 +11,6 @@ import (
 	"testing"
 
 	"golang.org/x/net/html"
-	"mvdan.cc/sh/v3/expand"
-	"mvdan.cc/sh/v3/syntax"
 
 	"servelab.dev/execute/decide"
 	"servelab.dev/execute/store"
@@ -172,36 +170,14 @@ func TestCommandBlockRoundTrip(t *testing.T) {
 			if final == nil {
 				t.Fatalf("%s: no final command after the deployed one", id)
 			}
-			if got := shellArgv(t, final[1]); !reflect.DeepEqual(got, a.Final.Argv) {
+			if got := parseCommand(t, final[1]); !reflect.DeepEqual(got, a.Final.Argv) {
 				t.Errorf("%s: final block parses to\n%q\nwant %q", id, got, a.Final.Argv)
 			}
 		}
-		if got := shellArgv(t, block[1]); !reflect.DeepEqual(got, want) {
+		if got := parseCommand(t, block[1]); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: block parses to\n%q\nwant %q", id, got, want)
 		}
 	}
-}
-
-// shellArgv is the argv a POSIX shell makes of one simple command.
-func shellArgv(t *testing.T, src string) []string {
-	t.Helper()
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangPOSIX)).Parse(strings.NewReader(src), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	call, ok := f.Stmts[0].Cmd.(*syntax.CallExpr)
-	if len(f.Stmts) != 1 || !ok {
-		t.Fatalf("not one simple command:\n%s", src)
-	}
-	var got []string
-	for _, w := range call.Args {
-		s, err := expand.Literal(nil, w)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, s)
-	}
-	return got
 }
 
 // Study text with script tags renders inert: in the page's prose, in a
