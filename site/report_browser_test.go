@@ -39,23 +39,30 @@ func TestReportPagesAtAGlance(t *testing.T) {
 	srv := httptest.NewServer(http.FileServer(http.Dir(dir)))
 	defer srv.Close()
 	n := 0
-	for name := range tree(t, dir) {
-		if !strings.HasSuffix(name, ".html") || strings.HasSuffix(name, "index.html") {
-			continue
+	// The pages in parallel subtests (as many at once as -parallel,
+	// GOMAXPROCS by default): each waits mostly on Chromium's start.
+	t.Run("pages", func(t *testing.T) {
+		for name := range tree(t, dir) {
+			if !strings.HasSuffix(name, ".html") || strings.HasSuffix(name, "index.html") {
+				continue
+			}
+			n++
+			t.Run(strings.ReplaceAll(name, "/", "_"), func(t *testing.T) {
+				t.Parallel()
+				url := srv.URL + "/" + filepath.ToSlash(name)
+				dom, _ := chrome(t, bin, url, "--dump-dom", "--window-size=1280,900")
+				checkCharts(t, name, dom)
+				checkOptions(t, name, dom)
+				png := filepath.Join(t.TempDir(), "page.png")
+				chrome(t, bin, url, "--screenshot="+png, "--window-size=1280,"+itoa(shotHeight), "--hide-scrollbars")
+				h := contentHeight(t, png)
+				t.Logf("%s: %d px tall at 1280 px", name, h)
+				if h > maxHeight {
+					t.Errorf("%s: %d px tall at 1280 px wide, more than %d", name, h, maxHeight)
+				}
+			})
 		}
-		n++
-		url := srv.URL + "/" + filepath.ToSlash(name)
-		dom, _ := chrome(t, bin, url, "--dump-dom", "--window-size=1280,900")
-		checkCharts(t, name, dom)
-		checkOptions(t, name, dom)
-		png := filepath.Join(t.TempDir(), "page.png")
-		chrome(t, bin, url, "--screenshot="+png, "--window-size=1280,"+itoa(shotHeight), "--hide-scrollbars")
-		h := contentHeight(t, png)
-		t.Logf("%s: %d px tall at 1280 px", name, h)
-		if h > maxHeight {
-			t.Errorf("%s: %d px tall at 1280 px wide, more than %d", name, h, maxHeight)
-		}
-	}
+	})
 	if n < 6 {
 		t.Errorf("only %d report pages", n)
 	}
