@@ -34,6 +34,12 @@ func launchMark(name string) string {
 // second later ("pid 123 (python3)").
 func stopLaunch(pgid int, mark string, grace time.Duration) []string {
 	left := launchProcs(pgid, mark)
+	// A process in the middle of exec shows no environment for a moment
+	// (a daemon's setsid child): look again before calling it gone.
+	for i := 0; len(left) == 0 && i < 3; i++ {
+		time.Sleep(20 * time.Millisecond)
+		left = launchProcs(pgid, mark)
+	}
 	if len(left) == 0 {
 		return nil
 	}
