@@ -2,6 +2,7 @@ package schema
 
 import (
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -424,6 +425,20 @@ type StepQuality struct {
 
 // IsSelect reports whether the step always adopts its best candidate.
 func (s Step) IsSelect() bool { return s.Select != nil }
+
+// VariantNamed is the step's variant called name, among those it tries
+// and those it selects among.
+func (s Step) VariantNamed(name string) (Variant, bool) {
+	vs := s.Variants
+	if s.Select != nil {
+		vs = slices.Concat(vs, s.Select.Variants)
+	}
+	i := slices.IndexFunc(vs, func(v Variant) bool { return v.Name == name })
+	if i < 0 {
+		return Variant{}, false
+	}
+	return vs[i], true
+}
 
 // Select lists the candidates of a select step: engines, or variants
 // applied on top of the adopted configuration.

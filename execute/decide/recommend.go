@@ -73,15 +73,11 @@ func adoptedConfig(s *schema.Study, a *Analysis, skip map[string]bool) (plan.Con
 		if ss.Select != nil && slices.Contains(ss.Select.Engines, *st.Adopted) {
 			c = plan.BaseConfig(s, *st.Adopted)
 		} else {
-			vs := ss.Variants
-			if ss.Select != nil {
-				vs = slices.Concat(vs, ss.Select.Variants)
-			}
-			j := slices.IndexFunc(vs, func(v schema.Variant) bool { return v.Name == *st.Adopted })
-			if j < 0 {
+			v, ok := ss.VariantNamed(*st.Adopted)
+			if !ok {
 				return plan.Config{}, "", false
 			}
-			c = c.Apply(vs[j])
+			c = c.Apply(v)
 		}
 		last = st.ID
 	}

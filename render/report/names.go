@@ -7,7 +7,6 @@ package report
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 
 	"servelab.dev/execute/decide"
@@ -197,16 +196,14 @@ func (b *builder) ownName(st *schema.Step, variant string) d.Text {
 			return d.Lit(EngineName(e.Kind))
 		}
 	}
-	for _, v := range stepVariants(st) {
-		if v.Name != variant {
-			continue
-		}
-		if v.Title != nil {
-			return d.Prose(*v.Title)
-		}
-		return flagName(s, b.stepEngine(st), v)
+	v, ok := st.VariantNamed(variant)
+	switch {
+	case !ok:
+		return nil
+	case v.Title != nil:
+		return d.Prose(*v.Title)
 	}
-	return nil
+	return flagName(s, b.stepEngine(st), v)
 }
 
 // flagName names an untitled variant by the flags it sets
@@ -231,27 +228,8 @@ func hasOption(s *schema.Study, st *schema.Step, variant string) bool {
 			}
 		}
 	}
-	_, ok := stepVariant(st, variant)
+	_, ok := st.VariantNamed(variant)
 	return ok
-}
-
-// stepVariants are the variants a step tries, then those it selects
-// among, in a new slice.
-func stepVariants(st *schema.Step) []schema.Variant {
-	if st.Select == nil {
-		return slices.Clone(st.Variants)
-	}
-	return slices.Concat(st.Variants, st.Select.Variants)
-}
-
-// stepVariant is the variant of st named name, tried or selected.
-func stepVariant(st *schema.Step, name string) (schema.Variant, bool) {
-	vs := stepVariants(st)
-	i := slices.IndexFunc(vs, func(v schema.Variant) bool { return v.Name == name })
-	if i < 0 {
-		return schema.Variant{}, false
-	}
-	return vs[i], true
 }
 
 func studyStep(s *schema.Study, id string) *schema.Step {
