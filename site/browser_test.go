@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -146,31 +145,80 @@ func tail(s string) string {
 	return s
 }
 
+// Every page of the site, loaded once in Chromium at 1280 px wide: no
+// console message, no request beyond loopback, no 404, every chart drawn.
+// On report pages also: every chart's option is sane (checkOptions);
+// every category has its label and no two labels meet (labelProblems);
+// the page is at most maxHeight tall. Between them the report pages
+// have every kind of chart. The pages run in parallel subtests (as many
+// at once as -parallel): each waits mostly on Chromium's start.
 func TestPagesInChromium(t *testing.T) {
 	bin := chromiumPath(t)
-	dir := build(t)
-	rec := &recorder{h: http.FileServer(http.Dir(dir))}
+	dir := built(t)
+	rec := &recorder{h: measuring{dir: dir, h: http.FileServer(http.Dir(dir))}}
 	srv := httptest.NewServer(rec)
 	defer srv.Close()
-	var pages []string
-	for name := range tree(t, dir) {
-		if strings.HasSuffix(name, ".html") {
-			pages = append(pages, filepath.ToSlash(name))
+	var mu sync.Mutex
+	kinds := map[string]int{}
+	reports := 0
+	t.Run("pages", func(t *testing.T) {
+		for name := range tree(t, dir) {
+			if !strings.HasSuffix(name, ".html") {
+				continue
+			}
+			page := filepath.ToSlash(name)
+			report := !strings.HasSuffix(page, "index.html")
+			if report {
+				reports++
+			}
+			t.Run(strings.ReplaceAll(page, "/", "_"), func(t *testing.T) {
+				t.Parallel()
+				m, dom := measure(t, bin, srv.URL+"/"+page)
+				checkCharts(t, page, dom)
+				if !report {
+					return
+				}
+				checkOptions(t, page, dom)
+				checkReport(t, page, m)
+				mu.Lock()
+				defer mu.Unlock()
+				for _, c := range m.Charts {
+					kinds[kindOf(c)]++
+				}
+			})
 		}
-	}
-	sort.Strings(pages)
-	for _, p := range pages {
-		dom, log := chrome(t, bin, srv.URL+"/"+p, "--dump-dom")
-		for _, e := range consoleErrors(log) {
-			t.Errorf("%s: console: %s", p, e)
-		}
-		checkCharts(t, p, dom)
-	}
+	})
 	rec.mu.Lock()
 	for _, m := range rec.missing {
 		t.Errorf("404 for %s", m)
 	}
 	rec.mu.Unlock()
+	if reports < 6 {
+		t.Errorf("only %d report pages", reports)
+	}
+	for _, k := range chartKinds {
+		if kinds[k] == 0 {
+			t.Errorf("no report page has %s: the label test no longer covers them", k)
+		}
+	}
+	t.Logf("charts by kind: %v", kinds)
+}
+
+// checkReport fails a report page whose charts' labels are missing or
+// meet, or that is taller than maxHeight.
+func checkReport(t *testing.T, page string, m measured) {
+	if len(m.Charts) == 0 {
+		t.Errorf("%s: no charts", page)
+	}
+	for _, c := range m.Charts {
+		for _, p := range labelProblems(c) {
+			t.Errorf("%s %s: %s", page, c.ID, p)
+		}
+	}
+	t.Logf("%s: %d px tall at 1280 px", page, m.Height)
+	if m.Height > maxHeight {
+		t.Errorf("%s: %d px tall at 1280 px wide, more than %d", page, m.Height, maxHeight)
+	}
 }
 
 // checkCharts fails when a chart container was left empty: ECharts must
@@ -200,7 +248,7 @@ func checkCharts(t *testing.T, page, dom string) {
 // The root page sends a reader to their browser's language.
 func TestLanguageChooser(t *testing.T) {
 	bin := chromiumPath(t)
-	dir := build(t)
+	dir := built(t)
 	srv := httptest.NewServer(http.FileServer(http.Dir(dir)))
 	defer srv.Close()
 	for lang, flag := range map[string]string{"ru": "--lang=ru-RU", "zh": "--lang=zh-CN", "en": "--lang=de-DE"} {
@@ -214,7 +262,7 @@ func TestLanguageChooser(t *testing.T) {
 // One screenshot per language, kept for a person to look at.
 func TestScreenshots(t *testing.T) {
 	bin := chromiumPath(t)
-	dir := build(t)
+	dir := built(t)
 	srv := httptest.NewServer(http.FileServer(http.Dir(dir)))
 	defer srv.Close()
 	shots := filepath.Join(os.TempDir(), "servelab-site-screenshots")

@@ -25,8 +25,9 @@ import (
 // every axis's tick labels (the elements AxisBuilder names "label_" and
 // the tick value, ignore set where ECharts hid one) and every series
 // label, each as the four corners of its box in chart pixels, rotation
-// included. The result goes into a hidden <pre> that --dump-dom prints.
-const measureJS = `(function () {
+// included; and, once the page has loaded, how far down its content
+// reaches (the lowest bottom of body's children, less their padding). The result goes into a hidden <pre> that --dump-dom prints.
+const measureJS = `window.addEventListener("load", function () {
   var out = { charts: [] };
   function corners(el) {
     var r = el.getBoundingRect(), m = el.getComputedTransform();
@@ -65,19 +66,27 @@ const measureJS = `(function () {
         });
       });
     });
+    var bottom = 0;
+    Array.prototype.forEach.call(document.body.children, function (el) {
+      var pad = parseFloat(getComputedStyle(el).paddingBottom) || 0;
+      bottom = Math.max(bottom, el.getBoundingClientRect().bottom - pad + window.scrollY);
+    });
+    out.height = Math.ceil(bottom);
   } catch (e) { out.error = String(e && e.stack || e); }
   var pre = document.createElement("pre");
   pre.id = "servelab-measure";
   pre.hidden = true;
   pre.textContent = JSON.stringify(out);
   document.body.appendChild(pre);
-})();
+});
 `
 
-// measured is what measureJS found on a page.
+// measured is what measureJS found on a page: its charts, and how far
+// down its content reaches (CSS px).
 type measured struct {
 	Error  string     `json:"error"`
 	Charts []chartBox `json:"charts"`
+	Height int        `json:"height"`
 }
 
 type chartBox struct {
@@ -126,8 +135,11 @@ func (m measuring) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	m.h.ServeHTTP(w, r)
 }
 
-// measure loads url at 1280 px wide and returns what measureJS found.
-func measure(t *testing.T, bin, url string) measured {
+// measure loads url at 1280 px wide and returns what measureJS found,
+// and the DOM after scripts ran. A console message fails the test:
+// servelab's pages log nothing, so each one is a script error, a refused
+// (CSP) or failed load, or a console.error.
+func measure(t *testing.T, bin, url string) (measured, string) {
 	t.Helper()
 	dom, log := chrome(t, bin, url, "--dump-dom", "--window-size=1280,900")
 	for _, e := range consoleErrors(log) {
@@ -153,7 +165,7 @@ func measure(t *testing.T, bin, url string) measured {
 	if m.Error != "" {
 		t.Fatalf("%s: measuring: %s", url, m.Error)
 	}
-	return m
+	return m, dom
 }
 
 // labelProblems lists what is wrong with a chart's labels: a category
@@ -269,40 +281,6 @@ func kindOf(c chartBox) string {
 // grouped bars.
 var chartKinds = []string{"standing bars", "lying bars", "lines on a numeric axis", "labelled points on a load sweep", "Pareto panels"}
 
-// Every report page of the site at 1280 px wide, in every language:
-// every category of every chart has its label, no two axis labels meet
-// nor run off the chart, and no figure or point label meets another
-// label. The pages must between them have every kind of chart.
-func TestChartLabels(t *testing.T) {
-	bin := chromiumPath(t)
-	dir := build(t)
-	srv := httptest.NewServer(measuring{dir: dir, h: http.FileServer(http.Dir(dir))})
-	defer srv.Close()
-	kinds := map[string]int{}
-	for name := range tree(t, dir) {
-		if !strings.HasSuffix(name, ".html") || strings.HasSuffix(name, "index.html") {
-			continue
-		}
-		page := filepath.ToSlash(name)
-		m := measure(t, bin, srv.URL+"/"+page)
-		if len(m.Charts) == 0 {
-			t.Errorf("%s: no charts", page)
-		}
-		for _, c := range m.Charts {
-			kinds[kindOf(c)]++
-			for _, p := range labelProblems(c) {
-				t.Errorf("%s %s: %s", page, c.ID, p)
-			}
-		}
-	}
-	for _, k := range chartKinds {
-		if kinds[k] == 0 {
-			t.Errorf("no report page has %s: the label test no longer covers them", k)
-		}
-	}
-	t.Logf("charts by kind: %v", kinds)
-}
-
 // The label check sees what it is for: on a page with the site's assets,
 // ECharts' own layout of twelve long categories (labels thinned out)
 // and the same with every label asked for (labels on top of each other)
@@ -325,7 +303,7 @@ func TestChartLabelsCheckFails(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "control.html"), []byte(page), 0o644)
 	srv := httptest.NewServer(measuring{dir: dir, h: http.FileServer(http.Dir(dir))})
 	defer srv.Close()
-	m := measure(t, bin, srv.URL+"/control.html")
+	m, _ := measure(t, bin, srv.URL+"/control.html")
 	if len(m.Charts) != 2 {
 		t.Fatalf("%d charts measured, want 2", len(m.Charts))
 	}

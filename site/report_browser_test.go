@@ -2,10 +2,6 @@ package site
 
 import (
 	"encoding/json"
-	"image"
-	"image/png"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,54 +17,10 @@ import (
 	"servelab.dev/schema"
 )
 
-// maxHeight is the tallest a report page may be at 1280 px wide: the
-// recommendation, warnings and steps; method and raw blocks are folded.
-// Screenshots are taller (shotHeight), so a page's end can be measured.
-const (
-	maxHeight  = 12000
-	shotHeight = 16000
-)
-
-// Every report page of the site, in Chromium at 1280 px: each chart's
-// option has its value axes from 0 and a visible legend or a single series,
-// has data, and was drawn; the page is at most maxHeight tall (measured
-// on a taller screenshot: the last row that is not background).
-func TestReportPagesAtAGlance(t *testing.T) {
-	bin := chromiumPath(t)
-	dir := build(t)
-	srv := httptest.NewServer(http.FileServer(http.Dir(dir)))
-	defer srv.Close()
-	n := 0
-	// The pages in parallel subtests (as many at once as -parallel,
-	// GOMAXPROCS by default): each waits mostly on Chromium's start.
-	t.Run("pages", func(t *testing.T) {
-		for name := range tree(t, dir) {
-			if !strings.HasSuffix(name, ".html") || strings.HasSuffix(name, "index.html") {
-				continue
-			}
-			n++
-			t.Run(strings.ReplaceAll(name, "/", "_"), func(t *testing.T) {
-				t.Parallel()
-				url := srv.URL + "/" + filepath.ToSlash(name)
-				dom, _ := chrome(t, bin, url, "--dump-dom", "--window-size=1280,900")
-				checkCharts(t, name, dom)
-				checkOptions(t, name, dom)
-				png := filepath.Join(t.TempDir(), "page.png")
-				chrome(t, bin, url, "--screenshot="+png, "--window-size=1280,"+itoa(shotHeight), "--hide-scrollbars")
-				h := contentHeight(t, png)
-				t.Logf("%s: %d px tall at 1280 px", name, h)
-				if h > maxHeight {
-					t.Errorf("%s: %d px tall at 1280 px wide, more than %d", name, h, maxHeight)
-				}
-			})
-		}
-	})
-	if n < 6 {
-		t.Errorf("only %d report pages", n)
-	}
-}
-
-func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+// maxHeight is the tallest a report page may be at 1280 px wide, in CSS
+// px: the recommendation, warnings and steps; method and raw blocks are
+// folded.
+const maxHeight = 12000
 
 // checkOptions reads every chart's ECharts option from the page.
 func checkOptions(t *testing.T, page, dom string) {
@@ -132,47 +84,6 @@ func checkOptions(t *testing.T, page, dom string) {
 type axisOption struct {
 	Min  *float64 `json:"min"`
 	Data []any    `json:"data"`
-}
-
-// contentHeight is the y just below the last screenshot row that is
-// not all the background colour (the colour of the bottom-left pixel).
-func contentHeight(t *testing.T, path string) int {
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatalf("screenshot: %v", err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatalf("screenshot: %v", err)
-	}
-	b := img.Bounds()
-	if b.Dy() < shotHeight-10 {
-		t.Fatalf("screenshot is %d px tall, want %d", b.Dy(), shotHeight)
-	}
-	ref := img.At(b.Min.X, b.Max.Y-1)
-	for y := b.Max.Y - 1; y >= b.Min.Y; y-- {
-		if !uniform(img, image.Rect(b.Min.X, y, b.Max.X, y+1), ref) {
-			if y >= b.Max.Y-2 {
-				return shotHeight + 1 // content down to the bottom: taller than the shot
-			}
-			return y + 1
-		}
-	}
-	return 0
-}
-
-func uniform(img image.Image, r image.Rectangle, ref interface{ RGBA() (r, g, b, a uint32) }) bool {
-	r0, g0, b0, _ := ref.RGBA()
-	for y := r.Min.Y; y < r.Max.Y; y++ {
-		for x := r.Min.X; x < r.Max.X; x += 2 {
-			r1, g1, b1, _ := img.At(x, y).RGBA()
-			if r1 != r0 || g1 != g0 || b1 != b0 {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // What `servelab render -o DIR` writes (the reports and every asset

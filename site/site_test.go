@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"golang.org/x/net/html"
@@ -32,6 +33,41 @@ func build(t *testing.T) string {
 	return out
 }
 
+// shared is the site built once for the tests that only read it.
+var shared struct {
+	once     sync.Once
+	tmp, dir string
+	err      error
+}
+
+// built is the shared site, built on first use; tests must not change it.
+func built(t *testing.T) string {
+	t.Helper()
+	ech := filepath.Join("node_modules", "echarts")
+	if _, err := os.Stat(ech); err != nil {
+		build(t) // skips, or fails where the site is required
+	}
+	shared.once.Do(func() {
+		if shared.tmp, shared.err = os.MkdirTemp("", "servelab-site-test-"); shared.err != nil {
+			return
+		}
+		shared.dir = filepath.Join(shared.tmp, "public")
+		shared.err = Build(shared.dir, Options{Studies: "../studies", Results: "../results", ECharts: ech, BaseURL: "https://example.org/lab/"})
+	})
+	if shared.err != nil {
+		t.Fatal(shared.err)
+	}
+	return shared.dir
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared.tmp != "" {
+		os.RemoveAll(shared.tmp)
+	}
+	os.Exit(code)
+}
+
 func tree(t *testing.T, dir string) map[string][]byte {
 	out := map[string][]byte{}
 	filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
@@ -46,7 +82,7 @@ func tree(t *testing.T, dir string) map[string][]byte {
 }
 
 func TestBuildIsDeterministic(t *testing.T) {
-	a, b := tree(t, build(t)), tree(t, build(t))
+	a, b := tree(t, built(t)), tree(t, build(t))
 	if len(a) != len(b) {
 		t.Fatalf("%d files vs %d", len(a), len(b))
 	}
@@ -60,7 +96,7 @@ func TestBuildIsDeterministic(t *testing.T) {
 // Three languages × (index + two studies, each as HTML and Markdown),
 // the root chooser, the sitemap and the assets with ECharts' licence.
 func TestBuildLayout(t *testing.T) {
-	files := tree(t, build(t))
+	files := tree(t, built(t))
 	want := []string{"index.html", "sitemap.xml", "assets/echarts.min.js", "assets/echarts-LICENSE.txt", "assets/echarts-NOTICE.txt",
 		"assets/servelab-charts.js", "assets/site.js", "assets/report.css", "assets/site.css"}
 	for _, l := range []string{"en", "zh", "ru"} {
@@ -79,7 +115,7 @@ func TestBuildLayout(t *testing.T) {
 // Every internal link and asset resolves; no script, style or image
 // comes from another host; every page has the CSP and its alternates.
 func TestLinksResolveAndStayLocal(t *testing.T) {
-	dir := build(t)
+	dir := built(t)
 	for name, data := range tree(t, dir) {
 		if !strings.HasSuffix(name, ".html") {
 			continue
