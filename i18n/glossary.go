@@ -32,7 +32,6 @@ var Terms = []Term{
 	{EN: "serving command", Required: true},
 	{EN: "baseline", Required: true},
 	{EN: "optimized", Required: true},
-	{EN: "summary:", Required: true},
 	{EN: "summary of optimization options", Required: true},
 	{EN: "other benchmark cases", Required: true},
 	{EN: "confidence interval"},

@@ -34,7 +34,7 @@ type Study struct {
 	ID      string `json:"-"`
 	File    string `json:"-"`
 	Title   Text   `json:"title"`
-	Summary *Text  `json:"summary,omitempty"`
+	Summary Lead   `json:"summary,omitempty"`
 	Notes   []Text `json:"notes,omitempty"`
 	// CommandNotes are printed under the serving command.
 	CommandNotes []Text `json:"commandNotes,omitempty"`

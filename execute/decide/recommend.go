@@ -25,14 +25,13 @@ func (a *Analysis) NoiseSteps() []Step {
 }
 
 // Recommended is the configuration a study recommends: the final
-// configuration less the noise steps' adoptions (Lean) where there are
-// any, else the final configuration; nil while the study is undecided.
-func Recommended(s *schema.Study, a *Analysis) *plan.Config {
+// configuration, the one its validation measured at every load; nil
+// while the study is undecided. Settings adopted on noise-level gains
+// (NoiseSteps) stay in it: the command without them was measured only
+// where a step ran it, and a page says so beside the command.
+func (a *Analysis) Recommended() *plan.Config {
 	if a.Final == nil || a.Plan == nil {
 		return nil
-	}
-	if c, _, ok := Lean(s, a); ok {
-		return &c
 	}
 	return a.Plan.Final
 }

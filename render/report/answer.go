@@ -414,12 +414,7 @@ func (b *builder) tradeoffs() {
 		}
 		items = append(items, item)
 	}
-	trade := d.M("Trade-offs: the recommended configuration makes these figures worse than the baseline did:")
-	if _, _, lean := decide.Lean(b.s, b.a); lean {
-		// The figures are the final command's, which the page prints second.
-		trade = d.M("Trade-offs: the study's final command makes these figures worse than the baseline did:")
-	}
-	b.doc.Add(d.Para{Text: trade}, d.List{Items: items})
+	b.doc.Add(d.Para{Text: d.M("Trade-offs: the recommended configuration makes these figures worse than the baseline did:")}, d.List{Items: items})
 	var after []d.Text
 	switch {
 	case single > 0 && pooled == 0:

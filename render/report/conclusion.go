@@ -43,10 +43,9 @@ func (b *builder) conclusion() {
 	if a.Final.Unmeasured {
 		b.doc.Add(d.Note{Text: d.M("Every run of this configuration failed: the steps chose it, but no measurement shows that it serves. %s lists why each run failed; fix that and run the study again before using this command.", d.Code("servelab analyze"))})
 	}
-	if !b.leanFirst() {
-		b.doc.Add(d.CodeBlock{Lang: "bash", Body: heredocs(a.Final.Files) + MultiLine(a.Final.Env, a.Final.Argv)})
-		b.deployLinks()
-	}
+	b.doc.Add(d.CodeBlock{Lang: "bash", Body: heredocs(a.Final.Files) + MultiLine(a.Final.Env, a.Final.Argv)})
+	b.deployLinks()
+	b.noiseAdoptions()
 	if localModel(a.Final.Model) {
 		b.doc.Add(d.Note{Text: d.M("The command loads the model file the study measured, %s: put the path of your own %s file of this model in its place. The other settings are what the study measured on its own loads: re-test them where your traffic differs (prompt lengths, concurrency). A file of another precision needs its own test, apart from any the steps above measured.", d.Code(a.Final.Model), d.Lit(strings.ToUpper(b.dtypeOf(a.Final.Model))))})
 	}
@@ -375,44 +374,35 @@ func localModel(id string) bool {
 	return strings.HasSuffix(strings.ToLower(id), ".gguf") || strings.HasPrefix(id, "/") || strings.HasPrefix(id, "./")
 }
 
-// leanFirst prints the command without the noise steps' settings as the
-// serving command, and says what the study's final command adds; the
-// figures after it are the final command's, measured at every load.
-// It reports false, printing nothing, where there is no such command.
-func (b *builder) leanFirst() bool {
-	c, last, ok := decide.Lean(b.s, b.a)
+// noiseAdoptions names the settings the command carries on single-run
+// gains under decide.SmallGain, and what the command without them
+// measured where a step ran exactly that. The command printed stays the
+// final one: it is the one measured at every load.
+func (b *builder) noiseAdoptions() {
+	_, last, ok := decide.Lean(b.s, b.a)
 	if !ok {
-		return false
-	}
-	l, err := plan.Command(b.s, c)
-	if err != nil {
-		return false
+		return
 	}
 	var parts []d.Text
 	for _, st := range b.a.NoiseSteps() {
 		parts = append(parts, d.Sentences(b.optionName(studyStep(b.s, st.ID), *st.Adopted), d.Paren{Text: pct(st.Comparison.Gain)}))
 	}
-	b.doc.Add(d.CodeBlock{Lang: "bash", Body: heredocs(l.Files) + MultiLine(l.Env, l.Argv)})
-	b.deployLinks()
-	leaves, adds := "This command leaves out %s, which the study's rule (minimum gain %s) adopted on single runs for gains under 3%%: one run cannot tell gains that small from run-to-run variation.", "The study's final command adds them; the figures below, at every load, were measured with it:"
+	key := "%s were adopted on single runs, by the study's rule (minimum gain %s), for gains under 3%%, which one run cannot tell from run-to-run variation; every figure below was measured with them."
 	if len(parts) == 1 {
-		leaves, adds = "This command leaves out %s, which the study's rule (minimum gain %s) adopted on a single run for a gain under 3%%: one run cannot tell a gain that small from run-to-run variation.", "The study's final command adds it; the figures below, at every load, were measured with it:"
+		key = "%s was adopted on a single run, by the study's rule (minimum gain %s), for a gain under 3%%, which one run cannot tell from run-to-run variation; every figure below was measured with it."
 	}
-	t := []d.Text{d.M(leaves, andList(parts), pct(b.s.Objective.MinGain))}
-	if m := b.alone(last); m != nil {
+	t := []d.Text{d.M(key, andList(parts), pct(b.s.Objective.MinGain))}
+	if m := b.alone(last, len(parts)); m != nil {
 		t = append(t, m)
 	}
-	t = append(t, d.M(adds))
-	b.doc.Add(d.Para{Text: d.Sentences(t...)})
-	b.doc.Add(d.CodeBlock{Lang: "bash", Body: heredocs(b.a.Final.Files) + MultiLine(b.a.Final.Env, b.a.Final.Argv)})
-	return true
+	b.doc.Add(d.Note{Text: d.Sentences(t...)})
 }
 
-// alone is the objective of the lean command in the runs of the last
-// step it keeps, against the baseline's, where every noise step came
+// alone is the objective of the command without the noise adoptions
+// (n of them) in the runs of the last step it keeps, against the baseline's, where every noise step came
 // after that step (so that its adopted variant ran exactly the lean
 // command); nil otherwise.
-func (b *builder) alone(last string) d.Text {
+func (b *builder) alone(last string, n int) d.Text {
 	after := false
 	for _, st := range b.a.Steps {
 		if st.ID == last {
@@ -437,7 +427,11 @@ func (b *builder) alone(last string) d.Text {
 			if decide.Lower(m) {
 				ratio = row.Baseline.Mean / c.ValueA
 			}
-			return d.M("On its own it was measured at %s only, in the %s step: %s %s against %s for the baseline, %s.", ProfileTitle(b.s, at), d.Prose(studyStep(b.s, last).Title), MetricName(m), value(m, c.ValueA), value(m, row.Baseline.Mean), RatioText(m, ratio))
+			key := "Without them it is the command the %[2]s step measured, at %[1]s only: %[3]s %[4]s against %[5]s for the baseline, %[6]s."
+			if n == 1 {
+				key = "Without it it is the command the %[2]s step measured, at %[1]s only: %[3]s %[4]s against %[5]s for the baseline, %[6]s."
+			}
+			return d.M(key, ProfileTitle(b.s, at), d.Prose(studyStep(b.s, last).Title), MetricName(m), value(m, c.ValueA), value(m, row.Baseline.Mean), RatioText(m, ratio))
 		}
 	}
 	return nil

@@ -54,8 +54,16 @@ func build(s *schema.Study, a *decide.Analysis, runs decide.Runs, st map[string]
 	if b.simulated() {
 		b.doc.Add(d.Banner{Text: d.M("Simulated results: every figure in this report comes from servelab-sim on a machine without a GPU. They show how servelab works, not how the engines perform.")})
 	}
-	if s.Summary != nil {
-		b.doc.Add(d.Para{Text: d.Prose(*s.Summary)})
+	switch len(s.Summary) {
+	case 0:
+	case 1:
+		b.doc.Add(d.Para{Text: d.Prose(s.Summary[0])})
+	default:
+		var points []d.Text
+		for _, t := range s.Summary {
+			points = append(points, d.Prose(t))
+		}
+		b.doc.Add(d.List{Items: points})
 	}
 	b.figures()
 	b.conclusion()

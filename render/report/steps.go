@@ -124,7 +124,7 @@ func (b *builder) decision(ss *schema.Step, st decide.Step) {
 		nameB = d.M("the current configuration")
 	}
 	b.invalid(st)
-	summary := []d.Text{d.M("Summary:"), comparison(m, nameA, nameB, c, b.flaggedTPOT(st, c))}
+	summary := []d.Text{comparison(m, nameA, nameB, c, b.flaggedTPOT(st, c))}
 	if l := b.latencies(ss, st); l != nil {
 		summary = append(summary, l)
 	}
@@ -251,47 +251,43 @@ func invalidText(s *schema.Study, iv decide.InvalidRun) d.Text {
 }
 
 func comparison(m string, a, b d.Text, c *decide.Comparison, noTPOT bool) d.Text {
-	name := MetricName(m)
-	parts := []d.Text{d.M("%s: %s is %s, against %s for %s.", a, name, value(m, c.ValueA), value(m, c.ValueB), b)}
-	// The difference of the figures as printed, so that the sentence's
-	// arithmetic holds for a reader who checks it.
+	// The difference of the figures as printed decides "the same", so
+	// that the sentence holds for a reader who checks it.
 	diff := shown(m, c.ValueA) - shown(m, c.ValueB)
-	delta := value(m, math.Abs(diff))
-	better := c.Ratio >= 1
-	switch {
-	case fmt.Sprintf("%.2f", math.Abs(c.Delta)) == "0.00" || math.Abs(diff) < 1e-9:
-		parts = append(parts, d.M("%s and %s are the same to the printed precision.", a, b))
-	case decide.Lower(m) && better:
-		parts = append(parts, d.M("%s is faster by %s (%s).", a, delta, RatioText(m, c.Ratio)))
-	case decide.Lower(m):
-		parts = append(parts, d.M("%s is slower by %s (%s).", a, delta, RatioText(m, c.Ratio)))
-	case better:
-		parts = append(parts, d.M("%s is higher by %s (%s).", a, delta, RatioText(m, c.Ratio)))
-	default:
-		parts = append(parts, d.M("%s is lower by %s (%s).", a, delta, RatioText(m, c.Ratio)))
+	var head d.Text
+	if fmt.Sprintf("%.2f", math.Abs(c.Delta)) == "0.00" || math.Abs(diff) < 1e-9 {
+		head = d.M("%[1]s: %[2]s %[3]s, the same as %[4]s to the printed precision", a, MetricName(m), value(m, c.ValueA), b)
+	} else {
+		head = d.M("%[1]s: %[2]s %[3]s, against %[4]s for %[5]s (%[6]s)", a, MetricName(m), value(m, c.ValueA), value(m, c.ValueB), b, RatioText(m, c.Ratio))
 	}
-	var secondary []d.Text
+	parts := []d.Text{head}
 	for _, x := range []struct {
 		name string
 		p    *decide.Pair
 	}{{"TTFT", c.TTFT}, {"TPOT", c.TPOT}} {
 		if x.p != nil && !(noTPOT && x.name == "TPOT") {
-			secondary = append(secondary, pairText(x.name, x.p))
+			parts = append(parts, pairText(x.name, x.p))
 		}
 	}
-	if len(secondary) > 0 {
-		parts = append(parts, d.Join{Sep: "", Parts: []d.Text{d.Join{Sep: "; ", Parts: secondary}, d.M(".")}})
-	}
-	return d.Sentences(parts...)
+	return d.Join{Sep: "", Parts: []d.Text{d.Join{Sep: "; ", Parts: parts}, d.M(".")}}
 }
 
+// pairText compares two times of a secondary metric: shorter or longer,
+// never faster or slower, which a time is not.
 func pairText(name string, p *decide.Pair) d.Text {
 	ms := func(v float64) d.Text { return d.N(v, "ms") }
-	diff := shown("ttft.mean", p.A) - shown("ttft.mean", p.B)
-	if diff <= 0 {
-		return d.M("%s %s against %s, shorter by %s (%s)", d.Lit(name), ms(p.A), ms(p.B), ms(-diff), RatioText("ttft.mean", p.Ratio))
+	var change d.Text
+	switch a, b := shown("ttft.mean", p.A), shown("ttft.mean", p.B); {
+	case a == b:
+		change = d.M("the same")
+	case a < b:
+		change = d.M("%s shorter", d.Num{V: (1 - a/b) * 100, Prec: 1, Unit: "%"})
+	case a/b < 1.5:
+		change = d.M("%s longer", d.Num{V: (a/b - 1) * 100, Prec: 1, Unit: "%"})
+	default:
+		change = d.M("%sx as long", d.Num{V: a / b, Prec: 2})
 	}
-	return d.M("%s %s against %s, longer by %s (%s)", d.Lit(name), ms(p.A), ms(p.B), ms(diff), RatioText("ttft.mean", p.Ratio))
+	return d.M("%[1]s %[2]s against %[3]s (%[4]s)", d.Lit(name), ms(p.A), ms(p.B), change)
 }
 
 // enPrinter rounds figures as every page prints them.
