@@ -34,11 +34,29 @@ func option(c d.Chart, p *i18n.Printer) (map[string]any, int, error) {
 	switch c.Kind {
 	case "line", "xy":
 		opt, err := pointOption(c, p)
+		startName(opt)
 		return opt, baseHeight, err
 	case "pareto":
 		return paretoOption(c, p)
 	}
-	return barOption(c, p)
+	opt, h, err := barOption(c, p)
+	startName(opt)
+	return opt, h, err
+}
+
+// startName sets a standing value axis's name from the axis to the
+// right: centred on the axis (ECharts' way), a long name would run off
+// the chart's left edge.
+func startName(opt map[string]any) {
+	axes, _ := opt["yAxis"].([]any)
+	if len(axes) == 0 {
+		return
+	}
+	ax, _ := axes[0].(map[string]any)
+	if ax == nil || ax["type"] != "value" || ax["nameLocation"] != nil {
+		return
+	}
+	ax["nameTextStyle"] = map[string]any{"align": "left"}
 }
 
 // global are the options every chart shares: SVG, a title wrapped to
@@ -55,9 +73,23 @@ func global(c d.Chart, p *i18n.Printer, trigger string, grid opts.Grid) []charts
 		charts.WithGridOpts(grid),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: trigger}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Bottom: "0"}),
-		charts.WithYAxisOpts(opts.YAxis{Name: p.Unit(c.Unit), Min: 0, Type: "value"}),
+		charts.WithYAxisOpts(opts.YAxis{Name: valueName(c, p), Min: 0, Type: "value"}),
 		charts.WithAnimation(false),
 	}
+}
+
+// valueName names the value axis: the quantity and its unit, the
+// quantity being YName or a single series' name; the unit alone where
+// the series (baseline, optimized) do not say what they measure.
+func valueName(c d.Chart, p *i18n.Printer) string {
+	name := c.YName
+	if name == nil && len(c.Series) == 1 {
+		name = c.Series[0].Name
+	}
+	if name == nil {
+		return p.Unit(c.Unit)
+	}
+	return d.String(d.WithUnit{Text: name, Unit: c.Unit}, p)
 }
 
 // barOption draws grouped bars, one group per category: standing when
@@ -495,10 +527,12 @@ const titleWidth = 510
 
 // wrap breaks a chart title into lines at most n wide, at spaces:
 // ECharts does not wrap titles, and long Russian ones run off the chart.
+// It never breaks at a no-break space, inside a quoted name, nor before
+// a number (a profile's "concurrency 4" stays on one line).
 func wrap(s string, n float64) string {
 	var lines []string
 	line := ""
-	for _, w := range strings.Fields(s) {
+	for _, w := range titleUnits(s) {
 		if line != "" && textWidth(line+" "+w) > n {
 			lines = append(lines, line)
 			line = w
@@ -510,4 +544,32 @@ func wrap(s string, n float64) string {
 		line += w
 	}
 	return strings.Join(append(lines, line), "\n")
+}
+
+// titleUnits are the runs of a title that wrap keeps on one line: words
+// split at plain spaces, with a quoted name and a number each joined to
+// what comes before them.
+func titleUnits(s string) []string {
+	var out []string
+	quoted := false
+	for _, w := range strings.Split(s, " ") {
+		if w == "" {
+			continue
+		}
+		number := w[0] >= '0' && w[0] <= '9'
+		if len(out) > 0 && (quoted || number) {
+			out[len(out)-1] += " " + w
+		} else {
+			out = append(out, w)
+		}
+		for _, r := range w {
+			switch r {
+			case '«', '“':
+				quoted = true
+			case '»', '”':
+				quoted = false
+			}
+		}
+	}
+	return out
 }

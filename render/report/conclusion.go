@@ -276,6 +276,7 @@ func (b *builder) validationChart() d.Chart {
 		title = d.M("%s, baseline and optimized (upper bounds above concurrency 1)", d.Cap{Text: MetricName(m)})
 	}
 	c := b.loadChart("validation", title, chartUnit(m), pick)
+	c.YName = d.Cap{Text: MetricName(m)}
 	c.Tabled = true
 	return c
 }

@@ -152,9 +152,9 @@ func (b *builder) latencyBars() (d.Chart, bool) {
 // rising loads.
 func (b *builder) sweepChart() (d.Chart, bool) {
 	c := d.Chart{ID: "sweep", Kind: "xy", Unit: "s", XUnit: "tok/s", XName: d.Cap{Text: MetricName("output_throughput")},
-		Title: d.Cap{Text: MetricName("latency.mean")}}
+		YName: d.Cap{Text: MetricName("latency.mean")}, Title: d.M("%s against %s", d.Cap{Text: MetricName("latency.mean")}, MetricName("output_throughput"))}
 	if b.latencyBounds() {
-		c.Title = d.M("%s (upper bounds above concurrency 1)", d.Cap{Text: MetricName("latency.mean")})
+		c.Title = d.M("%s against %s (upper bounds above concurrency 1)", d.Cap{Text: MetricName("latency.mean")}, MetricName("output_throughput"))
 	}
 	base, fin := d.Series{Name: d.M("Baseline"), Reference: true}, d.Series{Name: d.M("Optimized")}
 	points := 0
@@ -205,6 +205,7 @@ func (b *builder) latencyCharts() []d.Block {
 		{"TPOT", func(r decide.ValidationRow) *decide.ValidationRow { return r.TPOT }},
 	} {
 		c := b.loadChart("validation_"+strings.ToLower(f.name), d.M("Mean %s, baseline and optimized", d.Lit(f.name)), "ms", f.pick)
+		c.YName = d.M("Mean %s", d.Lit(f.name))
 		if allFlagged(c) {
 			// A chart of figures the page itself calls impossible shows
 			// nothing true: it is named, not drawn.
