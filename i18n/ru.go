@@ -9,9 +9,13 @@ var _ = register(Language{
 	Code: "ru", Tag: language.Russian, Name: "Русский", Rank: 2,
 	Messages: map[string]string{
 		// Section titles.
-		"(%d runs: one stalled in its tail)":               "(прогонов: %d; в одном — выброс)",
-		"%s against %s":                                    "%s и %s",
-		"%s against %s (upper bounds above concurrency 1)": "%s и %s (при конкурентности выше 1 — оценки сверху)",
+		"The same load with %s: the first run's command above.":          "Та же нагрузка через %s: команда первого прогона выше.",
+		"The same load with %s: the first run's command above, with %s.": "Та же нагрузка через %s: команда первого прогона выше, но с %s.",
+		"The runs were made on %s (UTC).":                                "Прогоны выполнены %s (UTC).",
+		"The runs were made from %s to %s (UTC).":                        "Прогоны выполнены с %s по %s (UTC).",
+		"(%d runs: one stalled in its tail)":                             "(прогонов: %d; в одном — выброс)",
+		"%s against %s":                                                  "%s и %s",
+		"%s against %s (upper bounds above concurrency 1)":               "%s и %s (при конкурентности выше 1 — оценки сверху)",
 		"Mean %s": "Средний %s",
 		"Too few runs for an interval: %s differ by up to %s, as much as this difference of %s, so it may be run-to-run variation.":                                                                                               "Прогонов слишком мало для доверительного интервала: %s расходятся до %s — не меньше этой разницы в %s, так что она может объясняться разбросом между прогонами.",
 		"Too few runs for an interval: this difference of %s is more than the %s by which %s differ, but less than the %s by which %s differ, so it is not settled.":                                                              "Прогонов слишком мало для доверительного интервала: разница %[1]s больше %[2]s, на которые расходятся %[3]s, но меньше %[4]s, на которые расходятся %[5]s, так что вывод сделать нельзя.",

@@ -9,9 +9,13 @@ var _ = register(Language{
 	Code: "zh", Tag: language.SimplifiedChinese, Name: "中文", Rank: 1,
 	Messages: map[string]string{
 		// Section titles.
-		"(%d runs: one stalled in its tail)":               "（%d 次运行，其中一次仅尾部超限）",
-		"%s against %s":                                    "%s与%s",
-		"%s against %s (upper bounds above concurrency 1)": "%s与%s（并发大于 1 时为上限）",
+		"The same load with %s: the first run's command above.":          "用 %s 施加同样的负载：与上文第一次运行的命令相同。",
+		"The same load with %s: the first run's command above, with %s.": "用 %s 施加同样的负载：上文第一次运行的命令，改为 %s。",
+		"The runs were made on %s (UTC).":                                "这些运行于 %s（UTC）进行。",
+		"The runs were made from %s to %s (UTC).":                        "这些运行在 %s 至 %s（UTC）之间进行。",
+		"(%d runs: one stalled in its tail)":                             "（%d 次运行，其中一次仅尾部超限）",
+		"%s against %s":                                                  "%s与%s",
+		"%s against %s (upper bounds above concurrency 1)":               "%s与%s（并发大于 1 时为上限）",
 		"Mean %s": "平均 %s",
 		"Too few runs for an interval: %s differ by up to %s, as much as this difference of %s, so it may be run-to-run variation.":                                                                                               "运行次数太少，无法给出置信区间。%s之间最多相差 %s，不小于这里 %s 的差异，因此这一差异可能只是运行间波动。",
 		"Too few runs for an interval: this difference of %s is more than the %s by which %s differ, but less than the %s by which %s differ, so it is not settled.":                                                              "运行次数太少，无法给出置信区间。这里 %[1]s 的差异大于%[3]s之间 %[2]s 的差异，但小于%[5]s之间 %[4]s 的差异，因此尚无定论。",

@@ -92,16 +92,7 @@ func (b *builder) rawTrial(k *sink, t *plan.Trial) {
 		b.peerGapSaid = true
 	}
 	if argv != nil {
-		label := d.M("Reproduce the load with %s:", d.Code(peer.Name))
-		if b.s.Benchmark.Client.Name != "vllm-bench" || b.unpinned() {
-			label = d.M("The same load with %s, which is not the client that measured these figures:", d.Code(peer.Name))
-		}
-		k.add(d.Para{Text: label})
-		body := MultiLine(nil, argv)
-		if len(notes) > 0 {
-			body = "# " + strings.Join(notes, "\n# ") + "\n" + body
-		}
-		k.add(d.CodeBlock{Lang: "bash", Body: body})
+		b.peerCommand(k, peer.Name, argv, notes)
 	}
 	runs := b.trialRuns(t)
 	flagged := flaggedLines(b.warn[t.Key])
@@ -118,6 +109,88 @@ func (b *builder) rawTrial(k *sink, t *plan.Trial) {
 		k.add(d.Para{Text: label}, d.CodeBlock{Lang: "text", Body: Block(*t.Spec, r.Metrics, flagged)})
 		b.importNotes(k, r)
 	}
+}
+
+// peerCommand prints the peer client's command for a run: in full the
+// first time, then as the options by which it differs from that one
+// (a page of 16 runs would otherwise repeat one 15-line command 16
+// times).
+func (b *builder) peerCommand(k *sink, name string, argv, notes []string) {
+	if b.peerFirst != nil && slices.Equal(notes, b.peerNotes) {
+		if changed, ok := optionDiff(b.peerFirst, argv); ok {
+			if len(changed) == 0 {
+				k.add(d.Para{Text: d.M("The same load with %s: the first run's command above.", d.Code(name))})
+				return
+			}
+			var parts []d.Text
+			for _, c := range changed {
+				parts = append(parts, d.Code(c))
+			}
+			k.add(d.Para{Text: d.M("The same load with %s: the first run's command above, with %s.", d.Code(name), andList(parts))})
+			return
+		}
+	}
+	label := d.M("Reproduce the load with %s:", d.Code(name))
+	if b.s.Benchmark.Client.Name != "vllm-bench" || b.unpinned() {
+		label = d.M("The same load with %s, which is not the client that measured these figures:", d.Code(name))
+	}
+	k.add(d.Para{Text: label})
+	body := MultiLine(nil, argv)
+	if len(notes) > 0 {
+		body = "# " + strings.Join(notes, "\n# ") + "\n" + body
+	}
+	k.add(d.CodeBlock{Lang: "bash", Body: body})
+	b.peerFirst, b.peerNotes = argv, notes
+}
+
+// optionDiff lists the options of command b that command a lacks or
+// sets otherwise ("--request-rate 4"), in b's order. ok is false where
+// b is another program or drops one of a's options: that needs the
+// whole command.
+func optionDiff(a, b []string) (changed []string, ok bool) {
+	progA, optsA := options(a)
+	progB, optsB := options(b)
+	if !slices.Equal(progA, progB) {
+		return nil, false
+	}
+	have := map[string]string{}
+	for _, o := range optsA {
+		have[o[0]] = o[1]
+	}
+	seen := map[string]bool{}
+	for _, o := range optsB {
+		seen[o[0]] = true
+		if v, in := have[o[0]]; !in || v != o[1] {
+			changed = append(changed, o[2])
+		}
+	}
+	for flag := range have {
+		if !seen[flag] {
+			return nil, false
+		}
+	}
+	return changed, true
+}
+
+// options splits argv into its program words and its options, each a
+// flag, its value ("" for a bare flag) and the option as argv wrote it.
+func options(argv []string) (prog []string, opts [][3]string) {
+	i := 0
+	for i < len(argv) && !strings.HasPrefix(argv[i], "-") {
+		prog = append(prog, argv[i])
+		i++
+	}
+	for ; i < len(argv); i++ {
+		o := [3]string{argv[i], "", argv[i]}
+		if f, v, eq := strings.Cut(argv[i], "="); eq && strings.HasPrefix(f, "--") {
+			o = [3]string{f, v, argv[i]}
+		} else if i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "-") {
+			o[1], o[2] = argv[i+1], argv[i]+" "+argv[i+1]
+			i++
+		}
+		opts = append(opts, o)
+	}
+	return prog, opts
 }
 
 // importNotes say under a run what its importer estimated, recomputed

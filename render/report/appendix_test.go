@@ -3,6 +3,7 @@ package report
 import (
 	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -59,5 +60,27 @@ func TestUnrunTrialsListedLast(t *testing.T) {
 	}
 	if strings.Count(md, key[:12]) != 1 {
 		t.Errorf("the unrun trial %s appears %d times, want once", key[:12], strings.Count(md, key[:12]))
+	}
+}
+
+// A later run's peer command is said as the options that differ from
+// the first one's; another program, or a dropped option, needs it whole.
+func TestOptionDiff(t *testing.T) {
+	first := []string{"vllm", "bench", "serve", "--model", "m", "--request-rate", "8", "--ignore-eos", "--x=1"}
+	for _, tc := range []struct {
+		b    []string
+		want []string
+		ok   bool
+	}{
+		{[]string{"vllm", "bench", "serve", "--model", "m", "--request-rate", "4", "--ignore-eos", "--x=1"}, []string{"--request-rate 4"}, true},
+		{[]string{"vllm", "bench", "serve", "--model", "m", "--request-rate", "8", "--ignore-eos", "--x=2", "--seed", "1"}, []string{"--x=2", "--seed 1"}, true},
+		{first, nil, true},
+		{[]string{"vllm", "bench", "serve", "--model", "m", "--request-rate", "8", "--x=1"}, nil, false},
+		{[]string{"guidellm", "--model", "m", "--request-rate", "8", "--ignore-eos", "--x=1"}, nil, false},
+	} {
+		got, ok := optionDiff(first, tc.b)
+		if ok != tc.ok || !slices.Equal(got, tc.want) {
+			t.Errorf("%q: %q %v, want %q %v", tc.b, got, ok, tc.want, tc.ok)
+		}
 	}
 }

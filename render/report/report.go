@@ -27,7 +27,10 @@ type builder struct {
 	// peerGapSaid: the appendix has said that the peer client cannot
 	// repeat a run's workload.
 	peerGapSaid bool
-	warn        map[string][]decide.Warning // by trial key
+	// peerFirst is the first peer command the appendix printed in full,
+	// with its notes; later runs say how theirs differs.
+	peerFirst, peerNotes []string
+	warn                 map[string][]decide.Warning // by trial key
 	// startup is what each trial's engine printed at start-up, by key
 	// (BuildWithLogs); empty for Build.
 	startup map[string]*startup.Settings

@@ -2,6 +2,7 @@ package report
 
 import (
 	"maps"
+	"strings"
 
 	"servelab.dev/execute/decide"
 	"servelab.dev/execute/record"
@@ -89,7 +90,47 @@ func (b *builder) figures() {
 		// A warning counts trials; the reader should not think runs lost.
 		t = d.Sentences(t, d.M("Runs of one configuration at one load count as one trial, whichever step made them: %d trials in all.", trials))
 	}
+	if when := b.runDates(); when != nil {
+		t = d.Sentences(t, when)
+	}
 	b.doc.Add(d.Para{Text: t})
+}
+
+// runDates says when servelab measured the page's runs (UTC dates from
+// their records), so that a reader can tell how old the versions are;
+// nil where none was measured. An imported record's times are when it
+// was imported, not when the source ran it.
+func (b *builder) runDates() d.Text {
+	first, last := "", ""
+	var keys []string
+	for _, t := range b.a.Plan.Trials {
+		keys = append(keys, t.Key)
+	}
+	for _, u := range b.pooledOnly() {
+		keys = append(keys, u.key)
+	}
+	for _, k := range keys {
+		for _, r := range b.runs[k] {
+			if r.Provenance.Kind != record.Measured {
+				continue
+			}
+			day, _, _ := strings.Cut(r.Provenance.Start, "T")
+			if len(day) != len("2006-01-02") {
+				continue
+			}
+			if first == "" || day < first {
+				first = day
+			}
+			last = max(last, day)
+		}
+	}
+	switch {
+	case first == "":
+		return nil
+	case first == last:
+		return d.M("The runs were made on %s (UTC).", d.Lit(first))
+	}
+	return d.M("The runs were made from %s to %s (UTC).", d.Lit(first), d.Lit(last))
 }
 
 // hasKind says whether one of the study's engines is of kind.
