@@ -29,8 +29,10 @@ var _ = register(Language{
 		"metric failed":             "share of failed requests",
 		"metric capacity":           "highest request rate within the SLO",
 		// A trade-off whose figure rose (a latency) or fell (a throughput).
-		"tradeoff rises: %s at %s: %s → %s (%sx worse)": "%s at %s: %s → %s (%sx worse)",
-		"tradeoff falls: %s at %s: %s → %s (%sx worse)": "%s at %s: %s → %s (%sx worse)",
+		"tradeoff rises: %s at %s: %s → %s (%sx worse)":                          "%s at %s: %s → %s (%sx worse)",
+		"tradeoff falls: %s at %s: %s → %s (%sx worse)":                          "%s at %s: %s → %s (%sx worse)",
+		"tradeoff rises: %s at %s: %s → %s (%sx worse; means of %d and %d runs)": "%s at %s: %s → %s (%sx worse; means of %d and %d runs)",
+		"tradeoff falls: %s at %s: %s → %s (%sx worse; means of %d and %d runs)": "%s at %s: %s → %s (%sx worse; means of %d and %d runs)",
 	},
 	Plurals: map[string]Plural{
 		"measured on the GPU host by servelab: %d runs": {

@@ -532,7 +532,12 @@ type WithUnit struct {
 
 func (w WithUnit) In(p *i18n.Printer, f Format) string {
 	if p.Lang() == "zh" {
-		return w.Text.In(p, f) + "（" + Unit(w.Unit).In(p, f) + "）"
+		// One bracket, not two in a row: "X（未必采用，tok/s）".
+		t := w.Text.In(p, f)
+		if strings.HasSuffix(t, "）") {
+			return strings.TrimSuffix(t, "）") + "，" + Unit(w.Unit).In(p, f) + "）"
+		}
+		return t + "（" + Unit(w.Unit).In(p, f) + "）"
 	}
 	return w.Text.In(p, f) + ", " + Unit(w.Unit).In(p, f)
 }

@@ -440,15 +440,17 @@ func (b *builder) tradeoffs() {
 		if decide.Lower(t.Metric) {
 			key = "tradeoff rises: %s at %s: %s → %s (%sx worse)"
 		}
-		var item d.Text = d.M(key, d.Cap{Text: MetricName(t.Metric)}, ProfileTitle(b.s, t.Profile), base, fin, d.Num{V: t.Ratio, Prec: 2})
+		args := []any{d.Cap{Text: MetricName(t.Metric)}, ProfileTitle(b.s, t.Profile), base, fin, d.Num{V: t.Ratio, Prec: 2}}
 		switch {
 		case t.Runs[0] == 1 && t.Runs[1] == 1:
 			single++
 		case t.Runs[0] > 1 || t.Runs[1] > 1:
 			pooled++
-			item = d.Join{Sep: " ", Parts: []d.Text{item, d.M("(means of %d and %d runs)", t.Runs[0], t.Runs[1])}}
+			key = strings.Replace(key, "(%sx worse)", "(%sx worse; means of %d and %d runs)", 1)
+			args = append(args, t.Runs[0], t.Runs[1])
 		}
-		items = append(items, item)
+		item := d.M(key, args...)
+		items = append(items, d.Text(item))
 	}
 	b.doc.Add(d.Para{Text: d.M("Trade-offs: the recommended configuration makes these figures worse than the baseline did:")}, d.List{Items: items})
 	var after []d.Text

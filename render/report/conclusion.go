@@ -160,21 +160,21 @@ func (b *builder) gain() {
 	}
 }
 
-// withRuns adds the run count and 95 % interval of a mean over runs;
-// mark is the derived mark (≤, ≈) the mean carries, which its runs'
-// figures carry too.
-func withRuns(t d.Text, metric string, v *decide.Value, mark string) d.Text {
+// runsNote is the run count and 95 % interval of a mean over runs, for
+// the bracket after it; mark is the derived mark (≤, ≈) the mean
+// carries, which its runs' figures carry too. nil for a single run.
+func runsNote(metric string, v *decide.Value, mark string) d.Text {
 	if v.Runs < 2 || v.Low == nil {
-		return t
+		return nil
 	}
 	lo, hi := value(metric, *v.Low), value(metric, *v.High)
 	if v.Derived {
 		lo, hi = d.Join{Parts: []d.Text{d.Lit(mark), lo}}, d.Join{Parts: []d.Text{d.Lit(mark), hi}}
 	}
 	if v.Interval == decide.IntervalRange {
-		return d.Join{Sep: " ", Parts: []d.Text{t, d.M("(%d runs: %s and %s)", v.Runs, lo, hi)}}
+		return d.M("%d runs: %s and %s", v.Runs, lo, hi)
 	}
-	return d.Join{Sep: " ", Parts: []d.Text{t, d.M("(%d runs, 95%% interval %s to %s)", v.Runs, lo, hi)}}
+	return d.M("%d runs, 95%% interval %s to %s", v.Runs, lo, hi)
 }
 
 func (b *builder) baselineName() d.Text {
@@ -212,10 +212,15 @@ func (b *builder) validationTable(pick func(decide.ValidationRow) *decide.Valida
 			}
 			return value(r.Metric, v.Mean)
 		}
-		var base d.Text = d.M("%s: %s", d.Cap{Text: MetricName(r.Metric)}, shown(r.Baseline))
-		var fin d.Text = d.M("%s: %s (%s)", d.Cap{Text: MetricName(r.Metric)}, shown(r.Final), RatioText(r.Metric, *r.Ratio))
-		mark := b.derivedMark(row.Profile)
-		base, fin = withRuns(base, r.Metric, r.Baseline, mark), withRuns(fin, r.Metric, r.Final, mark)
+		mark, name := b.derivedMark(row.Profile), d.Cap{Text: MetricName(r.Metric)}
+		var base d.Text = d.M("%s: %s", name, shown(r.Baseline))
+		if n := runsNote(r.Metric, r.Baseline, mark); n != nil {
+			base = d.M("%s: %s (%s)", name, shown(r.Baseline), n)
+		}
+		var fin d.Text = d.M("%s: %s (%s)", name, shown(r.Final), RatioText(r.Metric, *r.Ratio))
+		if n := runsNote(r.Metric, r.Final, mark); n != nil {
+			fin = d.M("%s: %s (%s; %s)", name, shown(r.Final), RatioText(r.Metric, *r.Ratio), n)
+		}
 		t.Rows = append(t.Rows, []d.Text{ProfileTitle(b.s, row.Profile), base, fin})
 	}
 	if len(t.Rows) > 0 {
