@@ -9,6 +9,8 @@ var _ = register(Language{
 	Code: "ru", Tag: language.Russian, Name: "Русский", Rank: 2,
 	Messages: map[string]string{
 		// Section titles.
+		"%s interval": "доверительный интервал %s",
+		"Where at most %d requests above a bound's percentile break it (the P99 of 200 requests), a run whose percentile is above %d times its median broke it with a stall, and the search runs the rate again before it moves below it; a bound that more requests must exceed (the P90 of 200) is broken by load, and the probe counts as it is.": "Если порог по перцентилю нарушают не более %d запросов (P99 из 200 запросов), прогон, у которого этот перцентиль больше медианы более чем в %d раза, нарушил порог из-за единичной задержки, и поиск повторяет эту интенсивность, прежде чем идти ниже; порог, для нарушения которого нужно больше запросов (P90 из 200), нарушает сама нагрузка, и проба засчитывается как есть.",
 		"tradeoff rises: %s at %s: %s → %s (%sx worse; means of %d and %d runs)": "%s в профиле «%s»: %s → %s (хуже в %s раза; средние по %d и %d прогонам)",
 		"tradeoff falls: %s at %s: %s → %s (%sx worse; means of %d and %d runs)": "%s в профиле «%s»: %s → %s (хуже в %s раза; средние по %d и %d прогонам)",
 		"%d runs: %s and %s":                                             "прогонов: %d — %s и %s",
@@ -78,7 +80,6 @@ var _ = register(Language{
 		"No interval (%s) and no per-request samples, so there is no noise estimate.": "Интервала нет (%s), данных по отдельным запросам тоже нет, поэтому оценки шума нет.",
 		"%s: the search was not finished. Its run at %s broke %s (%s) with a few slow requests, and the second run that would confirm it was not made; if it does, the capacity lies between %s and %s.": "%s: поиск не завершён. Прогон при %s нарушил порог %s (%s) из-за немногих медленных запросов, а подтверждающий второй прогон не выполнялся; если он подтвердит нарушение, предельная нагрузка лежит между %s и %s.",
 		"%s: the search was not finished. Its run at %s broke %s (%s) with a few slow requests, and the second run that would confirm it was not made.":                                                  "%s: поиск не завершён. Прогон при %s нарушил порог %s (%s) из-за немногих медленных запросов, а подтверждающий второй прогон не выполнялся.",
-		"A probe whose P90 is above %d times its median broke the bound with a few slow requests: the search runs such a rate again before it moves below it.":                                           "Если P90 пробы больше её медианы более чем в %d раза, порог нарушили немногие медленные запросы: такую интенсивность поиск повторяет, прежде чем спуститься ниже.",
 		"possibly noise": "возможно, шум",
 		"beyond the study's run-to-run variation":                                             "больше разброса между прогонами в этом исследовании",
 		"Adopted without an interval, by the rule alone: %s gains %s, above the required %s.": "Принято без доверительного интервала, только по правилу: выигрыш — %[2]s (%[1]s) при требуемом минимуме %[3]s.",

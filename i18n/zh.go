@@ -9,6 +9,8 @@ var _ = register(Language{
 	Code: "zh", Tag: language.SimplifiedChinese, Name: "中文", Rank: 1,
 	Messages: map[string]string{
 		// Section titles.
+		"%s interval": "%s 置信区间",
+		"Where at most %d requests above a bound's percentile break it (the P99 of 200 requests), a run whose percentile is above %d times its median broke it with a stall, and the search runs the rate again before it moves below it; a bound that more requests must exceed (the P90 of 200) is broken by load, and the probe counts as it is.": "如果只需不超过 %d 个请求超出，就能使某项约束的百分位数超限（例如 200 个请求的 P99），而某次运行的该百分位数又超过其中位数的 %d 倍，这次超限就算作停顿，搜索会在该速率下重跑一次，再决定是否降低速率；需要更多请求超出才会超限的约束（例如 200 个请求的 P90），超限说明的是负载，探测结果照常计入。",
 		"tradeoff rises: %s at %s: %s → %s (%sx worse; means of %d and %d runs)": "%[2]s 下的%[1]s：%[3]s → %[4]s（变为基线的 %[5]s 倍；分别为 %[6]d 次和 %[7]d 次运行的均值）",
 		"tradeoff falls: %s at %s: %s → %s (%sx worse; means of %d and %d runs)": "%[2]s 下的%[1]s：%[3]s → %[4]s（降至基线的 1/%[5]s；分别为 %[6]d 次和 %[7]d 次运行的均值）",
 		"%d runs: %s and %s":                                             "%d 次运行：%s 和 %s",
@@ -78,7 +80,6 @@ var _ = register(Language{
 		"No interval (%s) and no per-request samples, so there is no noise estimate.": "没有置信区间（%s），也没有逐请求样本，因此没有噪声估计。",
 		"%s: the search was not finished. Its run at %s broke %s (%s) with a few slow requests, and the second run that would confirm it was not made; if it does, the capacity lies between %s and %s.": "%s：搜索没有完成。它在 %s 下的运行因少数较慢的请求违反了 %s（%s），用于确认的第二次运行没有进行；如果确认，容量在 %s 到 %s 之间。",
 		"%s: the search was not finished. Its run at %s broke %s (%s) with a few slow requests, and the second run that would confirm it was not made.":                                                  "%s：搜索没有完成。它在 %s 下的运行因少数较慢的请求违反了 %s（%s），用于确认的第二次运行没有进行。",
-		"A probe whose P90 is above %d times its median broke the bound with a few slow requests: the search runs such a rate again before it moves below it.":                                           "如果某次探测的 P90 超过其中位数的 %d 倍，说明只是少数较慢的请求违反了上限：搜索会在该速率下再运行一次，然后才转向更低的速率。",
 		"possibly noise": "可能只是噪声",
 		"beyond the study's run-to-run variation":                                             "超出本研究的运行间波动",
 		"Adopted without an interval, by the rule alone: %s gains %s, above the required %s.": "在没有区间的情况下仅凭规则采用：%s 提升 %s，高于要求的 %s。",
@@ -112,7 +113,7 @@ var _ = register(Language{
 		"%s, %d runs": "%s，%d 次运行",
 		"In this study the runs of one configuration (%s) differ by %s of their mean, more than this difference of %s.":                                                                                                                                                                    "本研究中同一配置的运行（%s）之间相差其均值的 %s，超过了这里 %s 的差异。",
 		"less than the %s by which the runs of one configuration (%s) differ in this study, so not settled":                                                                                                                                                                                "小于本研究中同一配置的运行（%[2]s）之间 %[1]s 的差异，因此尚无定论",
-		"%[2]s, which the command does not set, depends on what %[1]s sets, so the engine adjusted it to match. The notice reports that expected change; it is not an error in the command.":                                                                                               "命令没有设置 %[2]s，但它依赖 %[1]s 所设的值，引擎因此自动调整了它。这条日志消息报告的是预期中的调整，不是命令的错误。",
+		"%[2]s, which the command does not set, depends on what %[1]s sets, so the engine adjusted it to match. The notice reports that expected change; it is not an error in the command.":                                                                                               "命令没有设置 %[2]s，但它取决于 %[1]s 所控制的功能，而该功能已被改变，引擎因此相应地调整了它。这条提示报告的是预期的调整，不是命令有误。",
 		"Throughput per GPU against throughput per user (mean output tokens per request ÷ mean request latency, the wait for the first token included) at every load of this step; a point is dominated when another point of the same load has at least as much of both and more of one:": "此步骤各负载下的每 GPU 吞吐量与每用户吞吐量（每个请求的平均输出 token 数 ÷ 平均请求延迟，含等待首个 token 的时间）；若同一负载下另一个点两项都不低于它、且至少一项更高，则该点被支配：",
 		"Mean latency, baseline and optimized": "平均延迟：基线配置与优化后",
 		"Quality guard: greedy answers identical to those of the current configuration, over their first %d tokens (whether outputs changed, not a measure of accuracy):":                          "质量检查：与当前配置的贪心回答（各取前 %d 个 token）完全相同的比例（只说明输出是否改变，不衡量准确率）：",

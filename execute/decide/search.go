@@ -2,6 +2,7 @@ package decide
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"servelab.dev/execute/record"
@@ -80,13 +81,23 @@ func (d *decider) confirm(keys []string) bool {
 // broken the bound by an outlier (one stall) rather than by its load.
 const StallFactor = 4
 
+// StallRequests is the most requests a stall holds up: a bound on a
+// percentile that more requests must exceed to break is broken by load.
+const StallRequests = 2
+
 // stalled reports whether run r breaks upper bound b on a latency
-// percentile only in its tail: the family's median meets the bound and
-// the percentile is more than StallFactor times the median.
+// percentile only in its tail: the family's median meets the bound, the
+// percentile is more than StallFactor times the median, and breaking it
+// takes no more than StallRequests requests above it. A P90 of 236
+// requests is broken only by 24 of them: that is a queue, not a stall.
 func stalled(r *record.Record, b schema.Bound) bool {
 	lim, upper := b.Limit()
 	fam, stat, _ := strings.Cut(b.Metric, ".")
 	if !upper || !strings.HasPrefix(stat, "p") || stat == "p50" {
+		return false
+	}
+	p, err := strconv.ParseFloat(stat[1:], 64)
+	if err != nil || (100-p)*float64(r.Metrics.Completed)/100 > StallRequests+1e-9 {
 		return false
 	}
 	v, _, ok1 := metricOf(r, b.Metric)

@@ -118,6 +118,24 @@ func TestStalledProbeConfirmed(t *testing.T) {
 	}
 }
 
+// A stall holds up a request or two: it can break the P99 of 200
+// requests, never the P90 of 236, which 24 requests above it break (the
+// H200 study's final at 7.875 req/s: median 200 ms, P90 1,258 ms).
+func TestStallIsFewRequests(t *testing.T) {
+	run := func(n int, p90, p99 float64) *record.Record {
+		return &record.Record{Metrics: record.Metrics{Completed: n, TTFT: &record.Dist{Median: record.F(200), P90: record.F(p90), P99: record.F(p99)}}}
+	}
+	if stalled(run(236, 1258, 1500), bound("ttft.p90", 1000)) {
+		t.Error("a P90 breach of 236 requests counted as a stall")
+	}
+	if !stalled(run(200, 300, 1258), bound("ttft.p99", 1000)) {
+		t.Error("a P99 breach of 200 requests, 4 times the median, not counted as a stall")
+	}
+	if stalled(run(1000, 300, 1258), bound("ttft.p99", 1000)) {
+		t.Error("a P99 breach of 1,000 requests (10 above it) counted as a stall")
+	}
+}
+
 // A search whose low end already breaks the SLO is below its low end on
 // both sides: no rate, never 0.
 func TestSearchBelowLow(t *testing.T) {

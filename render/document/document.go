@@ -408,8 +408,10 @@ type Series struct {
 	Values    []float64
 	Low, High []float64
 	// Ranges says Low and High are the lowest and highest of two runs,
-	// not an interval.
+	// not an interval; otherwise Level is the interval's confidence
+	// (0.95), where known.
 	Ranges bool
+	Level  float64
 	X      []float64 // x of each value, in "line" and "xy" charts
 	// Flagged marks the values the page's warnings call into question:
 	// writers draw them apart and mark them (!).
@@ -442,6 +444,9 @@ func (s Series) IsFlagged(i int) bool { return i < len(s.Flagged) && s.Flagged[i
 func (s Series) BoundsName() Text {
 	if s.Ranges {
 		return M("range of runs")
+	}
+	if s.Level > 0 {
+		return M("%s interval", Num{V: 100 * s.Level, Unit: "%"})
 	}
 	return M("interval")
 }

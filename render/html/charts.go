@@ -517,7 +517,11 @@ func val(v float64) any {
 	if math.IsNaN(v) {
 		return "-"
 	}
-	return math.Round(v*100) / 100
+	// Rounded from the float's exact value, as the tables' printer does:
+	// math.Round(v*100) would make 45.315 (45.31499… in binary) 45.32
+	// beside a table's 45.31.
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'f', 2, 64), 64)
+	return r
 }
 
 // titleWidth is how wide a title line may be, in textWidth's 12 px

@@ -220,8 +220,12 @@ func lineCell(c d.Chart, l d.Line, i int) d.Text {
 
 // xyTable lists an xy chart's points: series, point, x, y.
 func xyTable(c d.Chart) d.Table {
+	y := c.YName
+	if y == nil {
+		y = c.Title
+	}
 	t := d.Table{Head: []d.Text{d.Lit(""), d.Lit(""), d.WithUnit{Text: c.XName, Unit: c.XUnit},
-		d.WithUnit{Text: c.Title, Unit: c.Unit}}, Right: []bool{false, false, true, true}}
+		d.WithUnit{Text: y, Unit: c.Unit}}, Right: []bool{false, false, true, true}}
 	for _, s := range c.Series {
 		for i, cat := range c.Categories {
 			t.Rows = append(t.Rows, []d.Text{s.Name, cat, num(at(s.X, i)), flagged(num(at(s.Values, i)), s.IsFlagged(i))})

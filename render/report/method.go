@@ -95,7 +95,7 @@ func (b *builder) capacityMethod(k *sink) {
 		k.add(d.Para{Text: d.Sentences(
 			d.M("A capacity search's answer is the highest probed rate that met the bounds while the server kept up with it: it completed at least %s of the rate while requests arrived, and the rate is no higher than the configuration completed in any run at fixed concurrency.", kept),
 			probeSize(p),
-			d.M("A probe whose P90 is above %d times its median broke the bound with a few slow requests: the search runs such a rate again before it moves below it.", decide.StallFactor))})
+			d.M("Where at most %d requests above a bound's percentile break it (the P99 of 200 requests), a run whose percentile is above %d times its median broke it with a stall, and the search runs the rate again before it moves below it; a bound that more requests must exceed (the P90 of 200) is broken by load, and the probe counts as it is.", decide.StallRequests, decide.StallFactor))})
 	}
 }
 

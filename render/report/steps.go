@@ -448,7 +448,7 @@ func (b *builder) stepChart(ss *schema.Step, st decide.Step) d.Chart {
 	if !repeats {
 		ser.Low, ser.High = nil, nil
 	}
-	ser.Ranges = repeats && ranges
+	ser.Ranges, ser.Level = repeats && ranges, b.s.Objective.Confidence
 	c.Series = []d.Series{ser}
 	seen.apply(&c)
 	return c
