@@ -35,6 +35,15 @@ var _ = register(Language{
 		"tradeoff falls: %s at %s: %s → %s (%sx worse; means of %d and %d runs)": "%s at %s: %s → %s (%sx worse; means of %d and %d runs)",
 	},
 	Plurals: map[string]Plural{
+		"%d runs: %s and %s": {
+			One:   "%d run: %s and %s",
+			Other: "%d runs: %s and %s"},
+		"%d runs, 95%% interval %s to %s": {
+			One:   "%d run, 95%% interval %s to %s",
+			Other: "%d runs, 95%% interval %s to %s"},
+		"(%d runs: one stalled in its tail)": {
+			One:   "(%d run: stalled in its tail)",
+			Other: "(%d runs: one stalled in its tail)"},
 		"measured on the GPU host by servelab: %d runs": {
 			One:   "%d run measured on the GPU host by servelab",
 			Other: "%d runs measured on the GPU host by servelab"},
