@@ -41,9 +41,6 @@ var _ = register(Language{
 		"%d runs, 95%% interval %s to %s": {
 			One:   "%d run, 95%% interval %s to %s",
 			Other: "%d runs, 95%% interval %s to %s"},
-		"(%d runs: one stalled in its tail)": {
-			One:   "(%d run: stalled in its tail)",
-			Other: "(%d runs: one stalled in its tail)"},
 		"measured on the GPU host by servelab: %d runs": {
 			One:   "%d run measured on the GPU host by servelab",
 			Other: "%d runs measured on the GPU host by servelab"},

@@ -9,7 +9,8 @@ var _ = register(Language{
 	Code: "ru", Tag: language.Russian, Name: "Русский", Rank: 2,
 	Messages: map[string]string{
 		// Section titles.
-		"%s interval": "доверительный интервал %s",
+		"%s (mean of %s)": "%s (среднее из %s)",
+		"%s interval":     "доверительный интервал %s",
 		"Where at most %d requests above a bound's percentile break it (the P99 of 200 requests), a run whose percentile is above %d times its median broke it with a stall, and the search runs the rate again before it moves below it; a bound that more requests must exceed (the P90 of 200) is broken by load, and the probe counts as it is.": "Если порог по перцентилю нарушают не более %d запросов (P99 из 200 запросов), прогон, у которого этот перцентиль больше медианы более чем в %d раза, нарушил порог из-за единичной задержки, и поиск повторяет эту интенсивность, прежде чем идти ниже; порог, для нарушения которого нужно больше запросов (P90 из 200), нарушает сама нагрузка, и проба засчитывается как есть.",
 		"tradeoff rises: %s at %s: %s → %s (%sx worse; means of %d and %d runs)": "%s в профиле «%s»: %s → %s (хуже в %s раза; средние по %d и %d прогонам)",
 		"tradeoff falls: %s at %s: %s → %s (%sx worse; means of %d and %d runs)": "%s в профиле «%s»: %s → %s (хуже в %s раза; средние по %d и %d прогонам)",
@@ -536,11 +537,6 @@ var _ = register(Language{
 			Few:   "%d прогона, 95-процентный доверительный интервал от %s до %s",
 			Many:  "%d прогонов, 95-процентный доверительный интервал от %s до %s",
 			Other: "%d прогона, 95-процентный доверительный интервал от %s до %s"},
-		"(%d runs: one stalled in its tail)": {
-			One:   "(%d прогон, с выбросом)",
-			Few:   "(%d прогона, в одном — выброс)",
-			Many:  "(%d прогонов, в одном — выброс)",
-			Other: "(%d прогона, в одном — выброс)"},
 		"measured on the GPU host by servelab: %d runs": {
 			One:   "%d прогон, измеренный servelab на GPU-хосте",
 			Few:   "%d прогона, измеренных servelab на GPU-хосте",

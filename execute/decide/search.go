@@ -11,18 +11,36 @@ import (
 )
 
 // probe is the plan's oracle for a search: whether the runs of one probe
-// (every repeat) meet the SLO. A probe that failed more requests than
-// the study allows does not meet it: past capacity, engines shed load.
+// meet the SLO, every run of its configuration at its rate pooled (one
+// figure per configuration and load: a run an earlier plan asked for
+// counts too). A probe that failed more requests than the study allows
+// does not meet it: past capacity, engines shed load.
 func (d *decider) probe(keys []string) (meets, known bool) {
-	var runs []*record.Record
-	for _, k := range keys {
-		rs := d.runs[k]
-		if len(rs) == 0 {
-			return false, false
-		}
-		runs = append(runs, rs...)
+	runs, ok := d.probeRuns(keys)
+	if !ok {
+		return false, false
 	}
 	return d.meetsSLO(runs), true
+}
+
+// probeRuns pools the runs of a probe's trials, each key's once; ok is
+// false while a trial has no run of its own.
+func (d *decider) probeRuns(keys []string) ([]*record.Record, bool) {
+	var runs []*record.Record
+	seen := map[*record.Record]bool{}
+	for _, k := range keys {
+		rs := d.pooledRecords(k)
+		if len(rs) == 0 {
+			return nil, false
+		}
+		for _, r := range rs {
+			if !seen[r] {
+				seen[r] = true
+				runs = append(runs, r)
+			}
+		}
+	}
+	return runs, true
 }
 
 // meetsSLO pools each bound over the runs. A run that breaks a tail
@@ -60,10 +78,7 @@ func (d *decider) meetsSLO(runs []*record.Record) bool {
 // every run broke a bound by an outlier alone, so that one more run
 // should confirm the failure before the search moves below the rate.
 func (d *decider) confirm(keys []string) bool {
-	var runs []*record.Record
-	for _, k := range keys {
-		runs = append(runs, d.runs[k]...)
-	}
+	runs, _ := d.probeRuns(keys)
 	for _, b := range d.s.Objective.Constraints {
 		all := len(runs) > 0
 		for _, r := range runs {

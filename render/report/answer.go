@@ -301,16 +301,11 @@ func (b *builder) probeTable(row decide.ValidationRow) (d.Table, bool) {
 			for _, x := range bounds {
 				var cell d.Text = d.M("not recorded")
 				if vs := b.probeRuns(side.role, p.Rate, x.Metric); len(vs) > 0 {
-					cell = runFigures(x.Metric, vs)
+					cell = runFigures(x, vs)
 				}
 				cells = append(cells, cell)
 			}
-			mark := probeMark(side.c, p)
-			if runs := len(b.probeRuns(side.role, p.Rate, bounds[0].Metric)); runs > 1 && p.Meets {
-				// Only a run that broke a bound in its tail alone is run again.
-				mark = d.Join{Sep: " ", Parts: []d.Text{mark, d.M("(%d runs: one stalled in its tail)", runs)}}
-			}
-			t.Rows = append(t.Rows, append(cells, mark))
+			t.Rows = append(t.Rows, append(cells, probeMark(side.c, p)))
 		}
 	}
 	return t, len(t.Rows) > 0
@@ -365,31 +360,45 @@ func (b *builder) probeFigure(role string, rate float64, metric string) (float64
 // role, in run order.
 func (b *builder) probeRuns(role string, rate float64, metric string) []float64 {
 	var out []float64
+	add := func(key string) {
+		for _, r := range b.runs[key] {
+			if v, ok := decide.MetricOf(r, metric); ok {
+				out = append(out, v)
+			}
+		}
+	}
 	for _, t := range b.a.Plan.Trials {
 		if t.Spec == nil || !t.HasRole(role) || t.Spec.Profile.Kind == "concurrency" || t.Spec.Profile.Rate != rate {
 			continue
 		}
-		for _, r := range b.runs[t.Key] {
-			if v, ok := decide.MetricOf(r, metric); ok {
-				out = append(out, v)
+		add(t.Key)
+		// The search pools a probe with the earlier runs of its
+		// configuration at its rate.
+		for _, u := range b.pooledOnly() {
+			if u.trial.Key == t.Key {
+				add(u.key)
 			}
 		}
 	}
 	return out
 }
 
-// runFigures prints a probe's figure: the one run's, or each run's where
-// there are more (the search reads a tail stall in one run against the
-// others, which a mean would hide).
-func runFigures(metric string, vs []float64) d.Text {
-	if len(vs) == 1 {
-		return value(metric, vs[0])
-	}
+// runFigures prints a probe's figure for bound x: the mean the search
+// judged, with each run's after it where one of them broke the bound, so
+// that the run is in sight beside a mean that met it.
+func runFigures(x schema.Bound, vs []float64) d.Text {
+	sum, broke := 0.0, false
 	var parts []d.Text
 	for _, v := range vs {
-		parts = append(parts, value(metric, v))
+		sum += v
+		broke = broke || !x.Meets(v)
+		parts = append(parts, d.Num{V: chartValue(x.Metric, v), Prec: 2})
 	}
-	return d.Join{Sep: " · ", Parts: parts}
+	mean := value(x.Metric, sum/float64(len(vs)))
+	if len(vs) == 1 || !broke {
+		return mean
+	}
+	return d.M("%s (mean of %s)", mean, andList(parts))
 }
 
 // capacityChart draws the capacities a search found, one bar a side; a
