@@ -9,8 +9,9 @@ var _ = register(Language{
 	Code: "ru", Tag: language.Russian, Name: "Русский", Rank: 2,
 	Messages: map[string]string{
 		// Section titles.
-		"%s (mean of %s)": "%s (среднее из %s)",
-		"%s interval":     "доверительный интервал %s",
+		"%s (upper bounds above concurrency 1)": "%s (при конкурентности выше 1 — оценки сверху)",
+		"%s (mean of %s)":                       "%s (среднее из %s)",
+		"%s interval":                           "доверительный интервал %s",
 		"Where at most %d requests above a bound's percentile break it (the P99 of 200 requests), a run whose percentile is above %d times its median broke it with a stall, and the search runs the rate again before it moves below it; a bound that more requests must exceed (the P90 of 200) is broken by load, and the probe counts as it is.": "Если порог по перцентилю нарушают не более %d запросов (P99 из 200 запросов), прогон, у которого этот перцентиль больше медианы более чем в %d раза, нарушил порог из-за единичной задержки, и поиск повторяет эту интенсивность, прежде чем идти ниже; порог, для нарушения которого нужно больше запросов (P90 из 200), нарушает сама нагрузка, и проба засчитывается как есть.",
 		"tradeoff rises: %s at %s: %s → %s (%sx worse; means of %d and %d runs)": "%s в профиле «%s»: %s → %s (хуже в %s раза; средние по %d и %d прогонам)",
 		"tradeoff falls: %s at %s: %s → %s (%sx worse; means of %d and %d runs)": "%s в профиле «%s»: %s → %s (хуже в %s раза; средние по %d и %d прогонам)",

@@ -9,8 +9,9 @@ var _ = register(Language{
 	Code: "zh", Tag: language.SimplifiedChinese, Name: "中文", Rank: 1,
 	Messages: map[string]string{
 		// Section titles.
-		"%s (mean of %s)": "%s（%s 的均值）",
-		"%s interval":     "%s 置信区间",
+		"%s (upper bounds above concurrency 1)": "%s（并发大于 1 时为上限）",
+		"%s (mean of %s)":                       "%s（%s 的均值）",
+		"%s interval":                           "%s 置信区间",
 		"Where at most %d requests above a bound's percentile break it (the P99 of 200 requests), a run whose percentile is above %d times its median broke it with a stall, and the search runs the rate again before it moves below it; a bound that more requests must exceed (the P90 of 200) is broken by load, and the probe counts as it is.": "如果只需不超过 %d 个请求超出，就能使某项约束的百分位数超限（例如 200 个请求的 P99），而某次运行的该百分位数又超过其中位数的 %d 倍，这次超限就算作停顿，搜索会在该速率下重跑一次，再决定是否降低速率；需要更多请求超出才会超限的约束（例如 200 个请求的 P90），超限说明的是负载，探测结果照常计入。",
 		"tradeoff rises: %s at %s: %s → %s (%sx worse; means of %d and %d runs)": "%[2]s 下的%[1]s：%[3]s → %[4]s（变为基线的 %[5]s 倍；分别为 %[6]d 次和 %[7]d 次运行的均值）",
 		"tradeoff falls: %s at %s: %s → %s (%sx worse; means of %d and %d runs)": "%[2]s 下的%[1]s：%[3]s → %[4]s（降至基线的 1/%[5]s；分别为 %[6]d 次和 %[7]d 次运行的均值）",
