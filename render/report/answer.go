@@ -345,19 +345,23 @@ func probeMark(c *decide.CapacitySide, p plan.Probe) d.Text {
 	return d.Join{Sep: " ", Parts: []d.Text{d.Lit(mark), d.Paren{Text: d.Join{Sep: "; ", Parts: why}}}}
 }
 
-// probeFigure is metric over one side's (role's) probe runs at rate.
+// probeFigure is metric over one side's (role's) probe runs at rate:
+// the mean the search judged.
 func (b *builder) probeFigure(role string, rate float64, metric string) (float64, bool) {
-	var keys []string
-	for _, t := range b.a.Plan.Trials {
-		if t.Spec != nil && t.HasRole(role) && t.Spec.Profile.Kind != "concurrency" && t.Spec.Profile.Rate == rate {
-			keys = append(keys, t.Key)
-		}
+	vs := b.probeRuns(role, rate, metric)
+	if len(vs) == 0 {
+		return 0, false
 	}
-	return b.metricMean(keys, metric)
+	sum := 0.0
+	for _, v := range vs {
+		sum += v
+	}
+	return sum / float64(len(vs)), true
 }
 
 // probeRuns is metric in each run of the probe at rate of the search
-// role, in run order.
+// role, in run order: the probe's trials and, as the search pools them,
+// the earlier runs of its configuration at its rate.
 func (b *builder) probeRuns(role string, rate float64, metric string) []float64 {
 	var out []float64
 	add := func(key string) {
@@ -367,14 +371,13 @@ func (b *builder) probeRuns(role string, rate float64, metric string) []float64 
 			}
 		}
 	}
+	pooled := b.pooledOnly()
 	for _, t := range b.a.Plan.Trials {
 		if t.Spec == nil || !t.HasRole(role) || t.Spec.Profile.Kind == "concurrency" || t.Spec.Profile.Rate != rate {
 			continue
 		}
 		add(t.Key)
-		// The search pools a probe with the earlier runs of its
-		// configuration at its rate.
-		for _, u := range b.pooledOnly() {
+		for _, u := range pooled {
 			if u.trial.Key == t.Key {
 				add(u.key)
 			}
@@ -445,9 +448,9 @@ func (b *builder) tradeoffs() {
 		if t.Metric == schema.Capacity {
 			base, fin = d.N(t.Baseline, "req/s"), d.N(t.Final, "req/s")
 		}
-		key := "tradeoff falls: %s at %s: %s → %s (%sx worse)"
+		key, meansKey := "tradeoff falls: %s at %s: %s → %s (%sx worse)", "tradeoff falls: %s at %s: %s → %s (%sx worse; means of %d and %d runs)"
 		if decide.Lower(t.Metric) {
-			key = "tradeoff rises: %s at %s: %s → %s (%sx worse)"
+			key, meansKey = "tradeoff rises: %s at %s: %s → %s (%sx worse)", "tradeoff rises: %s at %s: %s → %s (%sx worse; means of %d and %d runs)"
 		}
 		args := []any{d.Cap{Text: MetricName(t.Metric)}, ProfileTitle(b.s, t.Profile), base, fin, d.Num{V: t.Ratio, Prec: 2}}
 		switch {
@@ -455,11 +458,10 @@ func (b *builder) tradeoffs() {
 			single++
 		case t.Runs[0] > 1 || t.Runs[1] > 1:
 			pooled++
-			key = strings.Replace(key, "(%sx worse)", "(%sx worse; means of %d and %d runs)", 1)
+			key = meansKey
 			args = append(args, t.Runs[0], t.Runs[1])
 		}
-		item := d.M(key, args...)
-		items = append(items, d.Text(item))
+		items = append(items, d.M(key, args...))
 	}
 	b.doc.Add(d.Para{Text: d.M("Trade-offs: the recommended configuration makes these figures worse than the baseline did:")}, d.List{Items: items})
 	var after []d.Text
