@@ -2,6 +2,7 @@ package decide
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 
 	"servelab.dev/schema"
@@ -35,6 +36,20 @@ type CapacitySide struct {
 	// Unsustained are those probes above Sustained, and why.
 	Sustained   *float64      `json:"sustained"`
 	Unsustained []ServedProbe `json:"unsustained,omitempty"`
+	// Figures are what the search judged each probed rate on, bound by
+	// bound, rates rising.
+	Figures []ProbeFigure `json:"figures,omitempty"`
+}
+
+// ProbeFigure is one bound's figure at one probed rate: over every
+// request of the rate's runs pooled when Requests counts them, else
+// the mean of the runs' own figures (Runs, each run's).
+type ProbeFigure struct {
+	Rate     float64   `json:"rate"`
+	Metric   string    `json:"metric"`
+	Value    float64   `json:"value"`
+	Requests int       `json:"requests,omitempty"`
+	Runs     []float64 `json:"runs"`
 }
 
 // ServedProbe is a probe that met the SLO at Rate while its runs served
@@ -92,7 +107,32 @@ func (d *decider) capacitySide(prof schema.Profile, trials []*plan.Trial) *Capac
 	// An unfinished search still bounds the capacity from below by the
 	// probes it has; the page says it is unfinished.
 	d.sustained(c, trials)
+	c.Figures = d.probeFigures(trials)
 	return c
+}
+
+// probeFigures are the figures of every rate among trials that has
+// runs, rates rising.
+func (d *decider) probeFigures(trials []*plan.Trial) []ProbeFigure {
+	byRate := map[float64][]string{}
+	for _, t := range trials {
+		byRate[t.Rate] = append(byRate[t.Rate], t.Key)
+	}
+	rates := slices.Sorted(maps.Keys(byRate))
+	var out []ProbeFigure
+	for _, rate := range rates {
+		runs, ok := d.probeRuns(byRate[rate])
+		if !ok {
+			continue
+		}
+		for _, b := range d.s.Objective.Constraints {
+			if f, ok := d.sloFigure(runs, b); ok {
+				f.Rate = rate
+				out = append(out, f)
+			}
+		}
+	}
+	return out
 }
 
 // sustained sets c.Sustained and c.Unsustained from the probes that met

@@ -2,6 +2,7 @@ package decide
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -43,9 +44,7 @@ func (d *decider) probeRuns(keys []string) ([]*record.Record, bool) {
 	return runs, true
 }
 
-// meetsSLO pools each bound over the runs. A run that breaks a tail
-// bound by an outlier alone (see stalled) counts only when every run
-// does: another run that kept to the bound overrules one stall.
+// meetsSLO judges each bound on its figure over the runs (sloFigure).
 func (d *decider) meetsSLO(runs []*record.Record) bool {
 	for _, r := range runs {
 		if f, _, ok := metricOf(r, schema.Failed); ok && f > d.s.Objective.MaxFailed {
@@ -53,25 +52,49 @@ func (d *decider) meetsSLO(runs []*record.Record) bool {
 		}
 	}
 	for _, b := range d.s.Objective.Constraints {
-		var xs, steady []float64
-		for _, r := range runs {
-			v, ok := d.runValue(r, b.Metric)
-			if !ok {
-				return false // an SLO that cannot be checked is not met
-			}
-			xs = append(xs, v)
-			if !stalled(r, b) {
-				steady = append(steady, v)
-			}
-		}
-		if len(steady) > 0 {
-			xs = steady
-		}
-		if !b.Meets(mean(xs)) {
-			return false
+		f, ok := d.sloFigure(runs, b)
+		if !ok || !b.Meets(f.Value) {
+			return false // an SLO that cannot be checked is not met
 		}
 	}
 	return true
+}
+
+// sloFigure is bound b's figure over a probe's runs. Where every run
+// has its requests, it is the percentile of all of them pooled: one
+// P90 of every request sent at the rate, not a mean of per-run P90s,
+// which is the P90 of nothing. Otherwise it is the mean of the runs'
+// figures, where a run that breaks the bound by an outlier alone (see
+// stalled) counts only when every run does: another run that kept to
+// the bound overrules one stall.
+func (d *decider) sloFigure(runs []*record.Record, b schema.Bound) (ProbeFigure, bool) {
+	f := ProbeFigure{Metric: b.Metric}
+	var steady []float64
+	for _, r := range runs {
+		v, ok := d.runValue(r, b.Metric)
+		if !ok {
+			return f, false
+		}
+		f.Runs = append(f.Runs, v)
+		if !stalled(r, b) {
+			steady = append(steady, v)
+		}
+	}
+	if len(f.Runs) == 0 {
+		return f, false
+	}
+	if per, ok := requestValues(b.Metric, runs, d.samples); ok {
+		_, stat, _ := strings.Cut(b.Metric, ".")
+		fn, _ := statistic(stat)
+		all := slices.Concat(per...)
+		f.Value, f.Requests = fn(all), len(all)
+		return f, true
+	}
+	if len(steady) == 0 {
+		steady = f.Runs
+	}
+	f.Value = mean(steady)
+	return f, true
 }
 
 // confirm is the plan's question for a probe that broke the SLO: whether

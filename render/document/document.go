@@ -546,3 +546,22 @@ func (w WithUnit) In(p *i18n.Printer, f Format) string {
 	}
 	return w.Text.In(p, f) + ", " + Unit(w.Unit).In(p, f)
 }
+
+// ValueAxis names a chart's value axis: the quantity (YName, or the one
+// series' name) with its unit, and which way is better, so that a
+// reader need not know the metric to read the bars. Times are better
+// short; rates, throughputs and capacities high.
+func (c Chart) ValueAxis() Text {
+	name := c.YName
+	if name == nil && len(c.Series) == 1 {
+		name = c.Series[0].Name
+	}
+	var t Text = Unit(c.Unit)
+	if name != nil {
+		t = WithUnit{Text: name, Unit: c.Unit}
+	}
+	if c.Unit == "s" || c.Unit == "ms" {
+		return M("%s; lower is better", t)
+	}
+	return M("%s; higher is better", t)
+}

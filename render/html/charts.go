@@ -72,24 +72,21 @@ func global(c d.Chart, p *i18n.Printer, trigger string, grid opts.Grid) []charts
 		charts.WithTitleOpts(opts.Title{Title: title}),
 		charts.WithGridOpts(grid),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: trigger}),
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Bottom: "0"}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(legend(c)), Bottom: "0"}),
 		charts.WithYAxisOpts(opts.YAxis{Name: valueName(c, p), Min: 0, Type: "value"}),
 		charts.WithAnimation(false),
 	}
 }
 
-// valueName names the value axis: the quantity and its unit, the
-// quantity being YName or a single series' name; the unit alone where
-// the series (baseline, optimized) do not say what they measure.
+// legend reports whether a chart needs a legend: more than one series,
+// or one with error bars, whose whiskers the legend names.
+func legend(c d.Chart) bool {
+	return len(c.Series) > 1 || c.Kind == "pareto" || slices.ContainsFunc(c.Series, func(s d.Series) bool { return s.Low != nil })
+}
+
+// valueName names the value axis (document.Chart.ValueAxis).
 func valueName(c d.Chart, p *i18n.Printer) string {
-	name := c.YName
-	if name == nil && len(c.Series) == 1 {
-		name = c.Series[0].Name
-	}
-	if name == nil {
-		return p.Unit(c.Unit)
-	}
-	return d.String(d.WithUnit{Text: name, Unit: c.Unit}, p)
+	return d.String(c.ValueAxis(), p)
 }
 
 // barOption draws grouped bars, one group per category: standing when
@@ -534,6 +531,23 @@ const titleWidth = 510
 // It never breaks at a no-break space, inside a quoted name, nor before
 // a number (a profile's "concurrency 4" stays on one line).
 func wrap(s string, n float64) string {
+	lines := greedy(s, n)
+	// The narrowest width that needs no more lines evens them out, so no
+	// word is left alone on the last.
+	lo, hi := 0.0, n
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		if len(greedy(s, mid)) <= len(lines) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return strings.Join(greedy(s, hi), "\n")
+}
+
+// greedy fills each line with as many of s's units as fit in n.
+func greedy(s string, n float64) []string {
 	var lines []string
 	line := ""
 	for _, w := range titleUnits(s) {
@@ -547,7 +561,7 @@ func wrap(s string, n float64) string {
 		}
 		line += w
 	}
-	return strings.Join(append(lines, line), "\n")
+	return append(lines, line)
 }
 
 // titleUnits are the runs of a title that wrap keeps on one line: words

@@ -316,7 +316,7 @@ func mermaid(c d.Chart, p *i18n.Printer) string {
 	}
 	fmt.Fprintf(&b, "\n    title %s\n", quote(d.String(c.Title, p)))
 	fmt.Fprintf(&b, "    x-axis [%s]\n", strings.Join(cats, ", "))
-	fmt.Fprintf(&b, "    y-axis %s 0 --> %s\n", quote(p.Unit(c.Unit)), niceTop(top))
+	fmt.Fprintf(&b, "    y-axis %s 0 --> %s\n", quote(d.String(c.ValueAxis(), p)), niceTop(top))
 	fmt.Fprintf(&b, "    bar [%s]\n", strings.Join(vals, ", "))
 	for _, l := range c.Lines {
 		lv := make([]string, len(vals))

@@ -267,12 +267,13 @@ func (b *builder) unfinished(name d.Text, role string, c *decide.CapacitySide) d
 	}
 	bound := b.s.Objective.Constraints[0]
 	for _, x := range b.s.Objective.Constraints {
-		if v, ok := b.probeFigure(role, c.Next, x.Metric); ok && !x.Meets(v) {
+		if f, ok := probeFigure(c, c.Next, x.Metric); ok && !x.Meets(f.Value) {
 			bound = x
 			break
 		}
 	}
-	v, _ := b.probeFigure(role, c.Next, bound.Metric)
+	f, _ := probeFigure(c, c.Next, bound.Metric)
+	v := f.Value
 	if lo, _, ok := edges(c); ok {
 		return d.M("%s: the search was not finished. Its run at %s broke %s (%s) with a few slow requests, and the second run that would confirm it was not made; if it does, the capacity lies between %s and %s.",
 			name, rateN(c.Next), MetricName(bound.Metric), value(bound.Metric, v), rateN(lo), rateN(c.Next))
@@ -300,8 +301,8 @@ func (b *builder) probeTable(row decide.ValidationRow) (d.Table, bool) {
 			cells := []d.Text{side.name, rateN(p.Rate)}
 			for _, x := range bounds {
 				var cell d.Text = d.M("not recorded")
-				if vs := b.probeRuns(side.role, p.Rate, x.Metric); len(vs) > 0 {
-					cell = runFigures(x, vs)
+				if f, ok := probeFigure(side.c, p.Rate, x.Metric); ok {
+					cell = runFigures(x, f)
 				}
 				cells = append(cells, cell)
 			}
@@ -345,63 +346,34 @@ func probeMark(c *decide.CapacitySide, p plan.Probe) d.Text {
 	return d.Join{Sep: " ", Parts: []d.Text{d.Lit(mark), d.Paren{Text: d.Join{Sep: "; ", Parts: why}}}}
 }
 
-// probeFigure is metric over one side's (role's) probe runs at rate:
-// the mean the search judged.
-func (b *builder) probeFigure(role string, rate float64, metric string) (float64, bool) {
-	vs := b.probeRuns(role, rate, metric)
-	if len(vs) == 0 {
-		return 0, false
+// probeFigure is what one side's search judged its probe at rate on,
+// for metric.
+func probeFigure(c *decide.CapacitySide, rate float64, metric string) (decide.ProbeFigure, bool) {
+	i := slices.IndexFunc(c.Figures, func(f decide.ProbeFigure) bool { return f.Rate == rate && f.Metric == metric })
+	if i < 0 {
+		return decide.ProbeFigure{}, false
 	}
-	sum := 0.0
-	for _, v := range vs {
-		sum += v
-	}
-	return sum / float64(len(vs)), true
+	return c.Figures[i], true
 }
 
-// probeRuns is metric in each run of the probe at rate of the search
-// role, in run order: the probe's trials and, as the search pools them,
-// the earlier runs of its configuration at its rate.
-func (b *builder) probeRuns(role string, rate float64, metric string) []float64 {
-	var out []float64
-	add := func(key string) {
-		for _, r := range b.runs[key] {
-			if v, ok := decide.MetricOf(r, metric); ok {
-				out = append(out, v)
-			}
-		}
-	}
-	pooled := b.pooledOnly()
-	for _, t := range b.a.Plan.Trials {
-		if t.Spec == nil || !t.HasRole(role) || t.Spec.Profile.Kind == "concurrency" || t.Spec.Profile.Rate != rate {
-			continue
-		}
-		add(t.Key)
-		for _, u := range pooled {
-			if u.trial.Key == t.Key {
-				add(u.key)
-			}
-		}
-	}
-	return out
-}
-
-// runFigures prints a probe's figure for bound x: the mean the search
-// judged, with each run's after it where one of them broke the bound, so
-// that the run is in sight beside a mean that met it.
-func runFigures(x schema.Bound, vs []float64) d.Text {
-	sum, broke := 0.0, false
+// runFigures prints a probe's figure for bound x as the search judged
+// it, with each run's own after it where one of them broke the bound,
+// so that the run is in sight beside a figure that met it.
+func runFigures(x schema.Bound, f decide.ProbeFigure) d.Text {
+	broke := false
 	var parts []d.Text
-	for _, v := range vs {
-		sum += v
+	for _, v := range f.Runs {
 		broke = broke || !x.Meets(v)
 		parts = append(parts, d.Num{V: chartValue(x.Metric, v), Prec: 2})
 	}
-	mean := value(x.Metric, sum/float64(len(vs)))
-	if len(vs) == 1 || !broke {
-		return mean
+	fig := value(x.Metric, f.Value)
+	switch {
+	case len(f.Runs) == 1 || !broke:
+		return fig
+	case f.Requests > 0:
+		return d.M("%s (each run alone: %s)", fig, andList(parts))
 	}
-	return d.M("%s (mean of %s)", mean, andList(parts))
+	return d.M("%s (mean of %s)", fig, andList(parts))
 }
 
 // capacityChart draws the capacities a search found, one bar a side; a

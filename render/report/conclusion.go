@@ -282,6 +282,7 @@ func (b *builder) validationChart() d.Chart {
 	}
 	c := b.loadChart("validation", title, chartUnit(m), pick)
 	c.YName = d.Cap{Text: MetricName(m)}
+	c.YName = d.Cap{Text: MetricName(m)}
 	c.Tabled = true
 	return c
 }

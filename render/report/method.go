@@ -94,8 +94,12 @@ func (b *builder) capacityMethod(k *sink) {
 		kept := d.Num{V: 100 * decide.KeptUp, Unit: "%"}
 		k.add(d.Para{Text: d.Sentences(
 			d.M("A capacity search's answer is the highest probed rate that met the bounds while the server kept up with it: it completed at least %s of the rate while requests arrived, and the rate is no higher than the configuration completed in any run at fixed concurrency.", kept),
-			probeSize(p),
-			d.M("Where at most %d requests above a bound's percentile break it (the P99 of 200 requests), a run whose percentile is above %d times its median broke it with a stall, and the search runs the rate again before it moves below it; a bound that more requests must exceed (the P90 of 200) is broken by load, and the probe counts as it is.", decide.StallRequests, decide.StallFactor))})
+			probeSize(p), d.M("A probe is read by these rules:"))})
+		k.add(d.List{Items: []d.Text{
+			d.M("Each bound's percentile is taken over every request of the runs at the rate, pooled: one P90 of all of them, not a mean of the runs' P90s. Runs without their requests (imported summaries) count by the mean of their figures."),
+			d.M("A run broke a bound with a stall when at most %d requests above the percentile break it (the P99 of 200 requests) and its percentile is above %d times its median; the search then runs the rate once more before it moves below it.", decide.StallRequests, decide.StallFactor),
+			d.M("Any other breach is load, and the probe counts as measured."),
+		}})
 	}
 }
 

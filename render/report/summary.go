@@ -18,7 +18,8 @@ func (b *builder) summary() {
 	m := b.s.Objective.Metric
 	t := d.Table{Head: []d.Text{d.M("Step"), d.M("Best candidate"), d.Cap{Text: MetricName(m)}, d.M("Compared with"), d.Cap{Text: MetricName(m)}, d.M("Comparison"), d.M("Adopted")},
 		Right: []bool{false, false, true, false, true, false, false}}
-	c := d.Chart{ID: "summary", Kind: "bar", Unit: chartUnit(m), Title: d.M("%s of each step's best candidate and of the configuration it had to beat", d.Cap{Text: MetricName(m)})}
+	c := d.Chart{ID: "summary", Kind: "bar", Unit: chartUnit(m), Title: d.M("%s of each step's best candidate and of the configuration it had to beat", d.Cap{Text: MetricName(m)}),
+		YName: d.Cap{Text: MetricName(m)}}
 	best, base := d.Series{Name: d.M("Best candidate of the step")}, d.Series{Name: d.M("Configuration it had to beat"), Reference: true}
 	seen := flags{}
 	for _, st := range b.a.Steps {
@@ -143,6 +144,7 @@ func (b *builder) latencyBars() (d.Chart, bool) {
 		}
 		return r.Latency
 	})
+	c.YName = d.Cap{Text: MetricName("latency.mean")}
 	return c, !allFlagged(c) && slices.ContainsFunc(c.Series[1].Values, func(v float64) bool { return !math.IsNaN(v) })
 }
 
