@@ -35,6 +35,9 @@ var _ = register(Language{
 		"tradeoff falls: %s at %s: %s → %s (%sx worse; means of %d and %d runs)": "%s at %s: %s → %s (%sx worse; means of %d and %d runs)",
 	},
 	Plurals: map[string]Plural{
+		"%d runs of %s": {
+			One:   "%d run of %s",
+			Other: "%d runs of %s"},
 		"%d runs: %s and %s": {
 			One:   "%d run: %s and %s",
 			Other: "%d runs: %s and %s"},

@@ -406,6 +406,7 @@ type Step struct {
 	Title    Text      `json:"title"`
 	Engine   string    `json:"engine,omitempty"`
 	Note     *Text     `json:"note,omitempty"`
+	Caveat   *Text     `json:"caveat,omitempty"`
 	Profiles []string  `json:"profiles,omitempty"`
 	Repeats  Repeats   `json:"repeats,omitzero"`
 	Select   *Select   `json:"select,omitempty"`

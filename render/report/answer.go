@@ -371,7 +371,7 @@ func runFigures(x schema.Bound, f decide.ProbeFigure) d.Text {
 	case len(f.Runs) == 1 || !broke:
 		return fig
 	case f.Requests > 0:
-		return d.M("%s (each run alone: %s)", fig, andList(parts))
+		return d.M("%s (runs: %s)", fig, andList(parts))
 	}
 	return d.M("%s (mean of %s)", fig, andList(parts))
 }

@@ -23,7 +23,7 @@ func (b *builder) yardstick(st decide.Step) (spread float64, who d.Text, ok bool
 			continue
 		}
 		if w := (*v.High - *v.Low) / v.Mean; w > spread {
-			name := d.M("%s, %d runs", b.optionName(studyStep(b.s, st.ID), o.Variant), v.Runs)
+			name := d.M("%d runs of %s", v.Runs, b.optionName(studyStep(b.s, st.ID), o.Variant))
 			spread, who, ok = w, d.M("the runs of one configuration (%s)", name), true
 		}
 	}

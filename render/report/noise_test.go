@@ -33,9 +33,9 @@ func TestNoiseYardstick(t *testing.T) {
 	a8.Runs = runs8
 	md8 := plainEN(t, s8, a8)
 	wantAll(t, "8B", md8,
-		"the runs of one configuration (EAGLE3 4/4/16, 2 runs) differ by up to 6.6%, as much as this difference of 5.9%",
+		"the runs of one configuration (2 runs of EAGLE3 4/4/16) differ by up to 6.6%, as much as this difference of 5.9%",
 		"No interval (the baseline has a single run): this gain of 103.8% is more than both the 0.2% by which the near-repeat runs (“CUDA Graph Max Batch Size in SGLang”) differ and the 6.6%",
-		"this difference of 5.8% is more than the 0.2% by which the near-repeat runs differ, but less than the 6.6% by which the runs of one configuration (EAGLE3 4/4/16, 2 runs) differ, so it is not settled",
+		"this difference of 5.8% is more than the 0.2% by which the near-repeat runs differ, but less than the 6.6% by which the runs of one configuration (2 runs of EAGLE3 4/4/16) differ, so it is not settled",
 	)
 }
 

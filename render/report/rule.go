@@ -21,7 +21,7 @@ func (b *builder) rule(k *sink) {
 	if b.noInterval() {
 		// The rule's second half then never applied: say so, not leave
 		// a reader to believe the adoptions were tested.
-		adopt = d.Sentences(adopt, d.M("No comparison in this study has a noise estimate, so every gain above %s was adopted.", pct(o.MinGain)))
+		adopt = d.Sentences(adopt, d.M("No comparison in this study has an interval, so every gain above %s was adopted, also one within run-to-run variation; each step says how its gain compares with that variation.", pct(o.MinGain)))
 	}
 	k.add(d.List{Items: []d.Text{
 		adopt,

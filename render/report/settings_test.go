@@ -226,8 +226,8 @@ func TestCapacityProbesPoolRuns(t *testing.T) {
 		"between 7.375 req/s and 7.875 req/s for the recommended configuration, between 3.625 req/s and 4.125 req/s for the baseline.",
 		"Each probe sent its rate for about 30 s (rate × 30 requests, at least 50).",
 		"one P90 of all of them, not a mean of the runs' P90s.",
-		"| Optimized | 7.875 req/s | 1,020.94 ms (each run alone: 1,257.73 and 877.23) | 16.84 ms | ✗ |",
-		"| Baseline | 3.625 req/s | 893.40 ms (each run alone: 1,254.29 and 687.71) | 12.93 ms | ✓ |",
+		"| Optimized | 7.875 req/s | 1,020.94 ms (runs: 1,257.73 and 877.23) | 16.84 ms | ✗ |",
+		"| Baseline | 3.625 req/s | 893.40 ms (runs: 1,254.29 and 687.71) | 12.93 ms | ✓ |",
 	)
 	if strings.Contains(md, "Planned runs not made yet") {
 		t.Error("the finished searches still plan runs")

@@ -663,7 +663,7 @@ func (b *builder) widestSpread() (float64, d.Text) {
 		}
 	}
 	if name != nil {
-		name = d.M("%s, %d runs", name, runs)
+		name = d.M("%d runs of %s", runs, name)
 	}
 	return widest, name
 }

@@ -36,7 +36,11 @@ func (b *builder) summary() {
 		if st.Incumbent != nil && cmp.B == st.Incumbent.Variant {
 			other = d.M("the current configuration")
 		}
-		t.Rows = append(t.Rows, []d.Text{d.Prose(ss.Title), b.optionName(ss, cmp.A), value(m, cmp.ValueA), other, value(m, cmp.ValueB), RatioText(m, cmp.Ratio), adopted})
+		ratio := RatioText(m, cmp.Ratio)
+		if ss.Caveat != nil {
+			ratio = d.Join{Sep: " ", Parts: []d.Text{ratio, d.Paren{Text: d.Prose(*ss.Caveat)}}}
+		}
+		t.Rows = append(t.Rows, []d.Text{d.Prose(ss.Title), b.optionName(ss, cmp.A), value(m, cmp.ValueA), other, value(m, cmp.ValueB), ratio, adopted})
 		c.Categories = append(c.Categories, d.Prose(ss.Title))
 		best.Values = append(best.Values, chartValue(m, cmp.ValueA))
 		base.Values = append(base.Values, chartValue(m, cmp.ValueB))

@@ -195,5 +195,5 @@ func (b *builder) trialLabel(t *plan.Trial) d.Text {
 	if b.s.Benchmark.Repeats.Max > 1 {
 		parts = append(parts, d.M("repeat %d", t.Repeat+1))
 	}
-	return d.Join{Sep: ", ", Parts: parts}
+	return d.Join{Sep: " · ", Parts: parts}
 }
