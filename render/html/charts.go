@@ -315,6 +315,9 @@ func pointOption(c d.Chart, p *i18n.Printer) (map[string]any, error) {
 			data = append(data, opts.LineData{Name: d.String(c.Categories[i], p), Value: []any{val(s.X[i]), val(s.Values[i])}})
 		}
 		so := []charts.SeriesOpts{charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true), Symbol: "circle", SymbolSize: 8})}
+		if si == 0 {
+			so = append(so, markLines(c.Lines, p)...)
+		}
 		if col, ok := seriesColor(c, si); ok {
 			so = append(so, charts.WithItemStyleOpts(opts.ItemStyle{Color: col}), charts.WithLineStyleOpts(opts.LineStyle{Color: col}))
 		}
@@ -338,6 +341,7 @@ func pointOption(c d.Chart, p *i18n.Printer) (map[string]any, error) {
 		markPoints(o, c, s)
 	}
 	placePoints(series, c, p)
+	fitLines(out["yAxis"].([]any)[0].(map[string]any), c)
 	return out, nil
 }
 

@@ -173,7 +173,7 @@ func (b *builder) capacities() {
 		if t, ok := b.probeTable(row); ok {
 			b.doc.Add(t)
 		}
-		if ch, ok := b.capacityChart(row); ok && !ranged {
+		if ch, ok := b.probeChart(row); ok {
 			b.doc.Add(ch)
 		}
 	}
@@ -376,27 +376,87 @@ func runFigures(x schema.Bound, f decide.ProbeFigure) d.Text {
 	return d.M("%s (mean of %s)", fig, andList(parts))
 }
 
-// capacityChart draws the capacities a search found, one bar a side; a
-// side without one (below the low end, above the high end) is left out
-// of the bars, and the sentence above says why.
-func (b *builder) capacityChart(row decide.ValidationRow) (d.Chart, bool) {
-	c := d.Chart{ID: "capacity_" + sanitize(row.Profile), Kind: "bar", Unit: "req/s",
-		Title: d.M("%s, baseline and optimized", ProfileTitle(b.s, row.Profile))}
-	ser := d.Series{Name: d.Cap{Text: MetricName(schema.Capacity)}}
-	known := false
-	for _, side := range []struct {
-		name d.Text
-		c    *decide.CapacitySide
-	}{{d.M("Baseline"), row.Capacity.Baseline}, {d.M("Optimized"), row.Capacity.Final}} {
-		v := math.NaN()
-		if side.c != nil && side.c.Sustained != nil {
-			v, known = *side.c.Sustained, true
-		}
-		c.Categories = append(c.Categories, side.name)
-		ser.Values = append(ser.Values, v)
+// probeChart draws, for the bound the searches came closest to
+// breaking, each side's figure at every probe up to the first above its
+// capacity, with the bound across: where each side crosses it is its
+// capacity. Probes further above are left to the table, whose figures
+// (queues of tens of seconds) would flatten the crossing.
+func (b *builder) probeChart(row decide.ValidationRow) (d.Chart, bool) {
+	bound, ok := b.bindingBound(row.Capacity)
+	if !ok {
+		return d.Chart{}, false
 	}
-	c.Series = []d.Series{ser}
-	return c, known
+	name := d.Cap{Text: MetricName(bound.Metric)}
+	lim, _ := bound.Limit()
+	c := d.Chart{ID: "capacity_" + sanitize(row.Profile), Kind: "line", Unit: chartUnit(bound.Metric), YName: name,
+		XName: d.M("Request rate"), XUnit: "req/s", Title: d.M("%s against the request rate, up to the first probe above each capacity", name),
+		Lines: []d.Line{{Name: boundText(bound), Value: chartValue(bound.Metric, lim), Bound: "≤"}}, Tabled: true}
+	var rates []float64
+	for _, side := range sidesOf(row.Capacity) {
+		for _, f := range probeFiguresUpTo(side.c, bound.Metric) {
+			if !slices.Contains(rates, f.Rate) {
+				rates = append(rates, f.Rate)
+			}
+		}
+	}
+	slices.Sort(rates)
+	for _, r := range rates {
+		c.Categories = append(c.Categories, rateN(r))
+	}
+	for _, side := range slices.Backward(sidesOf(row.Capacity)) {
+		s := d.Series{Name: side.name, Reference: side.role == "validate/baseline", X: rates}
+		for _, r := range rates {
+			v := math.NaN()
+			for _, f := range probeFiguresUpTo(side.c, bound.Metric) {
+				if f.Rate == r {
+					v = chartValue(bound.Metric, f.Value)
+				}
+			}
+			s.Values = append(s.Values, v)
+		}
+		c.Series = append(c.Series, s)
+	}
+	return c, len(rates) > 1
+}
+
+// bindingBound is the bound the probes just above each side's capacity
+// broke by the most, relative to its limit.
+func (b *builder) bindingBound(c *decide.CapacityRow) (schema.Bound, bool) {
+	var best schema.Bound
+	worst := 0.0
+	for _, side := range sidesOf(c) {
+		_, hi, ok := edges(side.c)
+		if !ok {
+			continue
+		}
+		for _, x := range b.s.Objective.Constraints {
+			lim, upper := x.Limit()
+			f, ok := probeFigure(side.c, hi, x.Metric)
+			if !ok || !upper || lim <= 0 {
+				continue
+			}
+			if r := f.Value / lim; r > worst {
+				best, worst = x, r
+			}
+		}
+	}
+	return best, worst > 0
+}
+
+// probeFiguresUpTo are a side's figures for metric at each probe up to
+// the first above its capacity, rates rising.
+func probeFiguresUpTo(c *decide.CapacitySide, metric string) []decide.ProbeFigure {
+	if c == nil {
+		return nil
+	}
+	_, hi, ok := edges(c)
+	var out []decide.ProbeFigure
+	for _, f := range c.Figures {
+		if f.Metric == metric && (!ok || f.Rate <= hi) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // tradeoffs names every figure the final configuration makes worse
@@ -456,6 +516,53 @@ func (b *builder) tradeoffs() {
 	if len(after) > 0 {
 		b.doc.Add(d.Para{Text: d.Sentences(after...)})
 	}
+	if c, ok := b.tailChart(sorted[0]); ok {
+		b.doc.Add(c)
+	}
+}
+
+// TailChartRatio is how many times worse the final must make a tail
+// (a percentile) for the page to chart it at every load beside the
+// trade-off list: a cost that large is the one a reader weighs first.
+const TailChartRatio = 3
+
+// tailChart draws t's figure, the worst trade-off, for the baseline and
+// the optimized configuration at every validation load, when it is a
+// percentile made TailChartRatio times worse or more.
+func (b *builder) tailChart(t decide.Tradeoff) (d.Chart, bool) {
+	_, stat, _ := strings.Cut(t.Metric, ".")
+	if t.Ratio < TailChartRatio || !strings.HasPrefix(stat, "p") || stat == "p50" {
+		return d.Chart{}, false
+	}
+	name := d.Cap{Text: MetricName(t.Metric)}
+	c := d.Chart{ID: "tail", Kind: "bar", Unit: chartUnit(t.Metric), YName: name, Title: d.M("%s, baseline and optimized", name)}
+	rows, xs, xname, xunit, scale := b.loadRows()
+	if scale {
+		c.Kind, c.XName, c.XUnit = "line", xname, xunit
+	}
+	base, fin := d.Series{Name: d.M("Baseline"), Reference: true}, d.Series{Name: d.M("Optimized")}
+	seen := flags{}
+	for i, row := range rows {
+		c.Categories = append(c.Categories, ProfileTitle(b.s, row.Profile))
+		for _, side := range []struct {
+			s    *d.Series
+			role string
+		}{{&base, "validate/baseline"}, {&fin, "validate/final"}} {
+			keys := b.roleKeys(side.role, row.Profile)
+			v, ok := b.metricMean(keys, t.Metric)
+			if !ok {
+				v = math.NaN()
+			}
+			side.s.Values = append(side.s.Values, chartValue(t.Metric, v))
+			seen.add(side.s, b.lintCodes(t.Metric, keys...))
+			if scale {
+				side.s.X = append(side.s.X, xs[i])
+			}
+		}
+	}
+	c.Series = []d.Series{base, fin}
+	seen.apply(&c)
+	return c, len(rows) > 1
 }
 
 // medianShift is how much the final raises metric (a median) at every

@@ -130,8 +130,8 @@ func (b *builder) others() {
 	b.doc.Add(d.Para{Text: d.M("The baseline and the optimized configuration on every validation profile.")})
 	if c, ok := b.sweepChart(); ok {
 		b.doc.Add(c)
-	} else if c, ok := b.latencyBars(); ok {
-		b.doc.Add(c)
+	} else if c, ok := b.latencyBars(); ok && b.s.Objective.Metric != "latency.mean" {
+		b.doc.Add(c) // the conclusion's chart already draws it otherwise
 	}
 	b.doc.Add(b.latencyCharts()...)
 	b.validationPrefix()
@@ -168,6 +168,11 @@ func (b *builder) sweepChart() (d.Chart, bool) {
 	base, fin := d.Series{Name: d.M("Baseline"), Reference: true}, d.Series{Name: d.M("Optimized")}
 	points := 0
 	rows, _, _, _, joined := b.loadRows()
+	if len(rows) == 0 || b.s.Profiles[rows[0].Profile].Kind != "concurrency" {
+		// At a fixed rate the client sets the throughput: each pair of
+		// points would share its x, and the plane would say nothing.
+		return c, false
+	}
 	for _, row := range rows {
 		c.Categories = append(c.Categories, ProfileTitle(b.s, row.Profile))
 		for i, x := range []*d.Series{&base, &fin} {
