@@ -9,6 +9,7 @@ var _ = register(Language{
 	Code: "ru", Tag: language.Russian, Name: "Русский", Rank: 2,
 	Messages: map[string]string{
 		// Section titles.
+		"Source: %s.": "Источник: %s.",
 		"%s against the request rate, up to the first probe above each capacity":                                                                                                           "%s в зависимости от интенсивности запросов, до первой пробы выше предельной нагрузки",
 		"No comparison in this study has an interval, so every gain above %s was adopted, also one within run-to-run variation; each step says how its gain compares with that variation.": "Ни у одного сравнения в этом исследовании нет доверительного интервала, поэтому принят любой выигрыш больше %s, в том числе и в пределах разброса между прогонами; в каждом шаге сказано, как его выигрыш соотносится с этим разбросом.",
 		"A probe is read by these rules:": "Пробу оценивают по таким правилам:",

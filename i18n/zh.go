@@ -9,6 +9,7 @@ var _ = register(Language{
 	Code: "zh", Tag: language.SimplifiedChinese, Name: "中文", Rank: 1,
 	Messages: map[string]string{
 		// Section titles.
+		"Source: %s.": "来源：%s。",
 		"%s against the request rate, up to the first probe above each capacity":                                                                                                           "%s 随请求速率的变化（至各自容量之上的第一个探测点）",
 		"No comparison in this study has an interval, so every gain above %s was adopted, also one within run-to-run variation; each step says how its gain compares with that variation.": "本研究中没有任何比较有置信区间，因此凡是超过 %s 的收益都被采用，包括处于运行间波动范围内的收益；每一步都说明了其收益与这种波动相比如何。",
 		"A probe is read by these rules:": "探测按以下规则判定：",

@@ -28,14 +28,22 @@ func (t Text) In(lang string) string {
 	return t.EN
 }
 
+// Source is the published report a study's imported runs come from;
+// URL is per language.
+type Source struct {
+	Title Text `json:"title"`
+	URL   Text `json:"url"`
+}
+
 // Study is a decoded, validated study. File is the path it was loaded
 // from, as the user gave it.
 type Study struct {
-	ID      string `json:"-"`
-	File    string `json:"-"`
-	Title   Text   `json:"title"`
-	Summary Lead   `json:"summary,omitempty"`
-	Notes   []Text `json:"notes,omitempty"`
+	ID      string  `json:"-"`
+	File    string  `json:"-"`
+	Title   Text    `json:"title"`
+	Summary Lead    `json:"summary,omitempty"`
+	Source  *Source `json:"source,omitempty"`
+	Notes   []Text  `json:"notes,omitempty"`
 	// CommandNotes are printed under the serving command.
 	CommandNotes []Text `json:"commandNotes,omitempty"`
 	Footer       *Text  `json:"footer,omitempty"`

@@ -6,7 +6,9 @@ import (
 
 	"servelab.dev/execute/decide"
 	"servelab.dev/execute/record"
+	"servelab.dev/i18n"
 	d "servelab.dev/render/document"
+	"servelab.dev/schema"
 )
 
 // rule states the decision rule a reviewer can check every verdict of
@@ -92,6 +94,9 @@ func (b *builder) figures() {
 	}
 	if when := b.runDates(); when != nil {
 		t = d.Sentences(t, when)
+	}
+	if src := b.s.Source; src != nil {
+		t = d.Sentences(t, d.M("Source: %s.", sourceLink{src}))
 	}
 	b.doc.Add(d.Para{Text: t})
 }
@@ -198,4 +203,12 @@ func (b *builder) noInterval() bool {
 		}
 	}
 	return compared
+}
+
+// sourceLink links the study's source, in the page's language where the
+// source has a translation.
+type sourceLink struct{ src *schema.Source }
+
+func (l sourceLink) In(p *i18n.Printer, f d.Format) string {
+	return f.Link(d.Prose(l.src.Title).In(p, f), l.src.URL.In(p.Lang()))
 }
