@@ -67,7 +67,7 @@ func (m Msg) In(p *i18n.Printer, f Format) string {
 	for i, a := range m.Args {
 		switch a := a.(type) {
 		case Text:
-			args[i] = inSentence(a, p, f)
+			args[i] = InSentence(a, p, f)
 		case string:
 			args[i] = f.Esc(a)
 		default:
@@ -113,10 +113,10 @@ var (
 	latinHan = regexp.MustCompile(`([A-Za-z0-9])(\p{Han})`)
 )
 
-// inSentence prints t as part of a longer text: a study's title is
+// InSentence prints t as part of a longer text: a study's title is
 // marked, so that the text can lower its first letter where the
 // language writes it so (lowerInside); Chinese has no case.
-func inSentence(t Text, p *i18n.Printer, f Format) string {
+func InSentence(t Text, p *i18n.Printer, f Format) string {
 	s := t.In(p, f)
 	if _, title := t.(Prose); title && p.Lang() != "zh" {
 		s = titleStart + s + titleEnd
@@ -239,7 +239,7 @@ type Join struct {
 func (j Join) In(p *i18n.Printer, f Format) string {
 	s := make([]string, len(j.Parts))
 	for i, t := range j.Parts {
-		s[i] = inSentence(t, p, f)
+		s[i] = InSentence(t, p, f)
 	}
 	sep := j.Sep
 	if p.Lang() == "zh" {

@@ -229,8 +229,10 @@ func (b *builder) trialRuns(t *plan.Trial) []*record.Record {
 type withLoad struct{ title, load d.Text }
 
 func (w withLoad) In(p *i18n.Printer, f d.Format) string {
-	title, l := w.title.In(p, f), w.load.In(p, f)
-	t := title
+	// Marked as a title inside a sentence, so that the message lowers
+	// its first letter where the language does ("at concurrency 8").
+	t, l := d.InSentence(w.title, p, f), w.load.In(p, f)
+	title := w.title.In(p, f)
 	if p.Lang() == "ru" {
 		t = "«" + t + "»" // a name after "в профиле", as the catalog quotes it
 	}
