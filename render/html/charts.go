@@ -382,6 +382,10 @@ func placePoints(series []any, c d.Chart, p *i18n.Printer) {
 			l = map[string]any{}
 			items[n]["label"] = l
 		}
+		if pl.side == "" {
+			l["show"] = false // no free place: the table names the point
+			continue
+		}
 		l["position"], l["distance"] = pl.side, pl.distance
 	}
 }

@@ -231,11 +231,13 @@ type place struct {
 	distance float64
 }
 
-// placeLabels says where each point's label goes ("" for none) in a plot
-// w × h px whose axes run from 0 to niceMax of the largest x and y: the
-// nearest place, side by side and then further out, that stays in the
-// plot and meets no label placed before it and no other point; failing
-// that, one that meets no label; failing that, the top.
+// placeLabels says where each point's label goes in a plot w × h px
+// whose axes run from 0 to niceMax of the largest x and y: the nearest
+// place, side by side and then further out, that stays in the plot and
+// meets no label placed before it and no other point; failing that, one
+// that meets no label. A label with no such place gets none (side ""):
+// points that all but coincide cannot each carry a name, and the table
+// under the chart names them.
 func placeLabels(xs, ys []float64, labels []string, w, h float64) []place {
 	mx, my := 0.0, 0.0
 	for i := range xs {
@@ -255,19 +257,17 @@ func placeLabels(xs, ys []float64, labels []string, w, h float64) []place {
 			continue
 		}
 		cands := candidates(px[i], py[i], textWidth(labels[i])+6)
-		out[i] = place{"top", labelMargin}
-		best := cands[0].r
 	search:
 		for _, avoidDots := range []bool{true, false} {
 			for _, c := range cands {
 				if c.r.x0 < 0 || c.r.x1 > w || c.r.y0 < -labelHeight || c.r.y1 > h || meetsAny(c.r, taken, -1) || avoidDots && meetsAny(c.r, dots, i) {
 					continue
 				}
-				out[i], best = c.p, c.r
+				out[i] = c.p
+				taken = append(taken, c.r)
 				break search
 			}
 		}
-		taken = append(taken, best)
 	}
 	return out
 }

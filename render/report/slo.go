@@ -204,14 +204,13 @@ func (b *builder) pareto(ss *schema.Step, st decide.Step) {
 	}
 	seen.apply(&c)
 	text := d.Para{Text: d.M("Throughput per GPU against throughput per user (mean output tokens per request ÷ mean request latency, the wait for the first token included) at every load of this step; a point is dominated when another point of the same load has at least as much of both and more of one:")}
-	if !tradeOff(c.Panels) {
-		// One point beats the rest at every load: the step's own
-		// charts say so, and the list is there on demand.
-		b.doc.Add(d.Details{ID: "pareto-" + sanitize(st.ID), InText: true,
-			Summary: d.M("Throughput per GPU and per user"), Blocks: []d.Block{text, t}})
-		return
+	// Folded on a web page, as the SLO's evidence is: the step's verdict
+	// and chart above answer it; this is the view peers draw, on demand.
+	blocks := []d.Block{text, t}
+	if tradeOff(c.Panels) {
+		blocks = []d.Block{text, c, t}
 	}
-	b.doc.Add(c, text, t)
+	b.doc.Add(d.Details{ID: "pareto-" + sanitize(st.ID), InText: true, Summary: d.M("Throughput per GPU and per user"), Blocks: blocks})
 }
 
 // tradeOff reports whether a chart shows more than the table's marks:

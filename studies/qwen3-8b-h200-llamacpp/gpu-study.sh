@@ -32,7 +32,7 @@ t0=$(date +%s)
 stamp() { echo "== $(date -u +%H:%M:%S) (+$(($(date +%s) - t0)) s) $*"; }
 pack() {
 	(cd "$W/study" && for d in results/*/; do [[ -e $REPO/$d ]] || echo "$d"; done >new-dirs.txt
-		tar -czf "$OUT/records.tar.gz" -T new-dirs.txt fallback extra analyze.txt analyze.json plan.txt final-server.log final-check.txt 2>/dev/null)
+		tar -czf "$OUT/records.tar.gz" -T new-dirs.txt fallback extra clocks analyze.txt analyze.json plan.txt final-server.log final-check.txt 2>/dev/null)
 	ls -l "$OUT"
 }
 trap pack EXIT
@@ -120,10 +120,30 @@ fi
 # capacity search's probe shape (256 tokens in, 64 out, seed 1).
 bench_rate() {
 	local n
-	n=$(awk -v r="$2" 'BEGIN{printf "%d", r * 30}')
+	n=$(awk -v r="$2" -v s="${3:-30}" 'BEGIN{printf "%d", r * s}')
 	"$G/servelab" bench --target http://127.0.0.1:18123 --model models/qwen3-8b-random-f16.gguf \
 		--kind poisson --rate "$2" --requests "$n" --warmup 4 --random 256,64 \
-		--api completions --ignore-eos --seed 1 --timeout 120s -o "extra/$1-rate$2.json" 2>&1 | tail -3
+		--api completions --ignore-eos --seed 1 --timeout 120s -o "${DIR:-extra}/$1-rate$2.json" 2>&1 | tail -3
+}
+# clocks_check CMD: the slower decode under light Poisson load. The
+# printed command with --parallel 8, 4 and 1, each one Poisson run at
+# CLOCK_RATE (2) req/s for 60 s, with the GPU's SM clock, power and
+# utilisation sampled every 200 ms beside it (clocks-N.csv).
+clocks_check() {
+	mkdir -p clocks
+	local p c q
+	for p in ${CLOCK_SLOTS:-8 4 1}; do
+		c=${1/--parallel 8/--parallel $p}
+		echo "parallel-$p: $c" >>clocks/check.txt
+		stamp "clocks parallel-$p: launch and bench"
+		serve "$c" "clocks/parallel-$p-server.log" || { stamp "parallel-$p did not start"; kill "$pid"; continue; }
+		nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,utilization.gpu,temperature.gpu --format=csv -lms 200 >"clocks/clocks-$p.csv" &
+		q=$!
+		DIR=clocks bench_rate "parallel-$p" "${CLOCK_RATE:-2}" 60
+		kill "$q"
+		kill "$pid"; wait "$pid"
+	done
+	stamp "clocks measured"
 }
 # extra_check CMD: the two settings the page names as untested. More
 # slots (--parallel 12 and 16 in place of 8), each one Poisson probe at
@@ -156,4 +176,5 @@ if [[ ${FALLBACK:-1} == 1 && $rc == 0 && ! -s fallback/printed-c8-${BENCH_RUNS:-
 	fallback_check "$cmd"
 fi
 [[ ${EXTRA:-1} == 1 && $rc == 0 && ! -s extra/idle-slots-c8-${BENCH_RUNS:-3}.json ]] && extra_check "$cmd"
+[[ ${CLOCKS:-1} == 1 && $rc == 0 && ! -s clocks/check.txt ]] && clocks_check "$cmd"
 stamp "call 2 done"
