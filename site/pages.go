@@ -68,7 +68,7 @@ func header(p *i18n.Printer, file, source string) template.HTML {
 
 func writeStudy(dir string, pg page, p *i18n.Printer, _ []page) error {
 	base := filepath.Join(dir, p.Lang(), pg.s.ID)
-	if err := export.WriteBeside(filepath.Join(dir, p.Lang()), pg.s, pg.a.Recommended(), pg.a.Simulated); err != nil {
+	if err := export.WriteBeside(filepath.Join(dir, p.Lang()), pg.s, pg.a.Recommended(pg.s), pg.a.Simulated); err != nil {
 		return err
 	}
 	var md bytes.Buffer

@@ -53,7 +53,7 @@ func runExport(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	files, err := export.Files(s, a.Recommended(), a.Simulated, formats)
+	files, err := export.Files(s, a.Recommended(s), a.Simulated, formats)
 	if err != nil {
 		return err
 	}

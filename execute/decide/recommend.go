@@ -24,16 +24,40 @@ func (a *Analysis) NoiseSteps() []Step {
 	return out
 }
 
-// Recommended is the configuration a study recommends: the final
-// configuration, the one its validation measured at every load; nil
-// while the study is undecided. Settings adopted on noise-level gains
-// (NoiseSteps) stay in it: the command without them was measured only
-// where a step ran it, and a page says so beside the command.
-func (a *Analysis) Recommended() *plan.Config {
+// Recommended is the configuration a study recommends; nil while the
+// study is undecided. It is the final configuration less the settings
+// adopted on noise-level gains (NoiseSteps) where a step measured the
+// command without them (MeasuredLean): a setting one run cannot tell
+// from noise is offered beside the command, not put inside it; else
+// the final configuration, which the validation measured at every load.
+func (a *Analysis) Recommended(s *schema.Study) *plan.Config {
 	if a.Final == nil || a.Plan == nil {
 		return nil
 	}
+	if c, _, ok := MeasuredLean(s, a); ok {
+		return &c
+	}
 	return a.Plan.Final
+}
+
+// MeasuredLean is Lean where every noise step came after the last step
+// it keeps, so that the option that step adopted ran exactly the lean
+// configuration: a recommendation is always a command some run made.
+func MeasuredLean(s *schema.Study, a *Analysis) (c plan.Config, last string, ok bool) {
+	c, last, ok = Lean(s, a)
+	if !ok {
+		return plan.Config{}, "", false
+	}
+	noise := a.NoiseSteps()
+	for _, st := range a.Steps {
+		if st.ID == last {
+			return c, last, true
+		}
+		if slices.ContainsFunc(noise, func(n Step) bool { return n.ID == st.ID }) {
+			return plan.Config{}, "", false
+		}
+	}
+	return plan.Config{}, "", false
 }
 
 // Lean is the final configuration less the noise steps' adoptions, and

@@ -45,7 +45,7 @@ func seedConfig(t *testing.T, id string) (*schema.Study, Config) {
 	if err != nil || a.Final == nil {
 		t.Fatalf("%s: not decided from the committed records (%v)", id, err)
 	}
-	c, err := FromStudy(s, *a.Recommended(), false)
+	c, err := FromStudy(s, *a.Recommended(s), false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -111,7 +111,7 @@ func Study(dir *outdir.Dir, s *schema.Study, rs decide.Records, logs report.Engi
 	if err != nil {
 		return nil, err
 	}
-	beside, err := export.Beside(s, a.Recommended(), a.Simulated)
+	beside, err := export.Beside(s, a.Recommended(s), a.Simulated)
 	if err != nil {
 		return nil, err
 	}

@@ -43,9 +43,14 @@ func (b *builder) conclusion() {
 	if a.Final.Unmeasured {
 		b.doc.Add(d.Note{Text: d.M("Every run of this configuration failed: the steps chose it, but no measurement shows that it serves. %s lists why each run failed; fix that and run the study again before using this command.", d.Code("servelab analyze"))})
 	}
-	b.doc.Add(d.CodeBlock{Lang: "bash", Body: heredocs(a.Final.Files) + MultiLine(a.Final.Env, a.Final.Argv)})
+	lean, leanOK := b.leanLaunch()
+	if leanOK {
+		b.doc.Add(d.CodeBlock{Lang: "bash", Body: heredocs(lean.Files) + MultiLine(lean.Env, lean.Argv)})
+	} else {
+		b.doc.Add(d.CodeBlock{Lang: "bash", Body: heredocs(a.Final.Files) + MultiLine(a.Final.Env, a.Final.Argv)})
+	}
 	b.deployLinks()
-	b.noiseAdoptions()
+	b.noiseAdoptions(leanOK)
 	if localModel(a.Final.Model) {
 		b.doc.Add(d.Note{Text: d.M("The command loads the model file the study measured, %s: put the path of your own %s file of this model in its place. The other settings are what the study measured on its own loads: re-test them where your traffic differs (prompt lengths, concurrency). A file of another precision needs its own test, apart from any the steps above measured.", d.Code(a.Final.Model), d.Lit(strings.ToUpper(b.dtypeOf(a.Final.Model))))})
 	}
@@ -385,7 +390,7 @@ func localModel(id string) bool {
 // gains under decide.SmallGain, and what the command without them
 // measured where a step ran exactly that. The command printed stays the
 // final one: it is the one measured at every load.
-func (b *builder) noiseAdoptions() {
+func (b *builder) noiseAdoptions(recommended bool) {
 	_, last, ok := decide.Lean(b.s, b.a)
 	if !ok {
 		return
@@ -394,32 +399,37 @@ func (b *builder) noiseAdoptions() {
 	for _, st := range b.a.NoiseSteps() {
 		parts = append(parts, d.Sentences(b.optionName(studyStep(b.s, st.ID), *st.Adopted), d.Paren{Text: pct(st.Comparison.Gain)}))
 	}
+	if recommended {
+		// The command above leaves them out; the study's final command,
+		// which every figure below measured, is printed for a reader
+		// who wants them.
+		key := "%s: the study's rule (minimum gain %s) also adopted these, each on a single run, for gains under 3%%, which one run cannot tell from run-to-run variation. The command above leaves them out; every figure below, at every load, was measured with them, in this command:"
+		b.doc.Add(d.Note{Text: d.Sentences(b.alone(last), d.M(key, andList(parts), pct(b.s.Objective.MinGain)))})
+		b.doc.Add(d.CodeBlock{Lang: "bash", Body: heredocs(b.a.Final.Files) + MultiLine(b.a.Final.Env, b.a.Final.Argv)})
+		return
+	}
 	key := "%s were adopted on single runs, by the study's rule (minimum gain %s), for gains under 3%%, which one run cannot tell from run-to-run variation; every figure below was measured with them."
 	if len(parts) == 1 {
 		key = "%s was adopted on a single run, by the study's rule (minimum gain %s), for a gain under 3%%, which one run cannot tell from run-to-run variation; every figure below was measured with it."
 	}
-	t := []d.Text{d.M(key, andList(parts), pct(b.s.Objective.MinGain))}
-	if m := b.alone(last, len(parts)); m != nil {
-		t = append(t, m)
-	}
-	b.doc.Add(d.Note{Text: d.Sentences(t...)})
+	b.doc.Add(d.Note{Text: d.M(key, andList(parts), pct(b.s.Objective.MinGain))})
 }
 
-// alone is the objective of the command without the noise adoptions
-// (n of them) in the runs of the last step it keeps, against the baseline's, where every noise step came
-// after that step (so that its adopted variant ran exactly the lean
-// command); nil otherwise.
-func (b *builder) alone(last string, n int) d.Text {
-	after := false
-	for _, st := range b.a.Steps {
-		if st.ID == last {
-			after = true
-			continue
-		}
-		if !after && slices.ContainsFunc(b.a.NoiseSteps(), func(n decide.Step) bool { return n.ID == st.ID }) {
-			return nil
-		}
+// leanLaunch is the command the page recommends in place of the final
+// one (decide.MeasuredLean), ok false where it recommends the final.
+func (b *builder) leanLaunch() (plan.Launch, bool) {
+	c, _, ok := decide.MeasuredLean(b.s, b.a)
+	if !ok {
+		return plan.Launch{}, false
 	}
+	l, err := plan.Command(b.s, c)
+	return l, err == nil
+}
+
+// alone is the objective of the lean command (decide.MeasuredLean) in
+// the runs of last, the step whose adopted option ran it, against the
+// baseline's; nil where those figures are missing.
+func (b *builder) alone(last string) d.Text {
 	m, at := b.s.Objective.Metric, b.s.Objective.Profile
 	for _, st := range b.a.Steps {
 		c := st.Comparison
@@ -434,11 +444,7 @@ func (b *builder) alone(last string, n int) d.Text {
 			if decide.Lower(m) {
 				ratio = row.Baseline.Mean / c.ValueA
 			}
-			key := "Without them it is the command the %[2]s step measured, at %[1]s only: %[3]s %[4]s against %[5]s for the baseline, %[6]s."
-			if n == 1 {
-				key = "Without it it is the command the %[2]s step measured, at %[1]s only: %[3]s %[4]s against %[5]s for the baseline, %[6]s."
-			}
-			return d.M(key, ProfileTitle(b.s, at), d.Prose(studyStep(b.s, last).Title), MetricName(m), value(m, c.ValueA), value(m, row.Baseline.Mean), RatioText(m, ratio))
+			return d.M("This is the command the %[2]s step measured, at %[1]s only: %[3]s %[4]s against %[5]s for the baseline, %[6]s.", ProfileTitle(b.s, at), d.Prose(studyStep(b.s, last).Title), MetricName(m), value(m, c.ValueA), value(m, row.Baseline.Mean), RatioText(m, ratio))
 		}
 	}
 	return nil
