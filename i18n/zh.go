@@ -9,6 +9,9 @@ var _ = register(Language{
 	Code: "zh", Tag: language.SimplifiedChinese, Name: "中文", Rank: 1,
 	Messages: map[string]string{
 		// Section titles.
+		"Every probe of the searches": "搜索的全部探测",
+		"The runs that name their GPU ran on %d cards of this model (told apart by their UUIDs); a step whose two sides ran on different cards says so.":                                                                                                                            "记录了 GPU 的运行共用到 %d 块同型号的卡（按 UUID 区分）；如果某一步比较的两侧运行在不同的卡上，该步会注明。",
+		"The two sides did not run on the same GPUs: %d of %d runs of %s and %d of %d of %s ran on a card the other side never used, so the cards' own differences are part of this comparison.":                                                                                    "比较的两侧并非运行在同一批 GPU 上：%[3]s 的 %[2]d 次运行中有 %[1]d 次、%[6]s 的 %[5]d 次运行中有 %[4]d 次，所用的卡另一侧从未用过，因此卡与卡之间的差异也包含在这一比较中。",
 		"This is the command the %[2]s step measured, at %[1]s only: %[3]s %[4]s against %[5]s for the baseline, %[6]s.":                                                                                                                                                            "这是“%[2]s”一步测量过的命令，只在 %[1]s 下测过：%[3]s 为 %[4]s，基线配置为 %[5]s，%[6]s。",
 		"%s: the study's rule (minimum gain %s) also adopted these, each on a single run, for gains under 3%%, which one run cannot tell from run-to-run variation. The command above leaves them out; every figure below, at every load, was measured with them, in this command:": "%s：研究规则（最小收益 %s）也采用了这些参数，各自只凭一次运行、收益不到 3%%，一次运行无法把这样的收益与运行间波动区分开。上面的命令没有包含它们；下文各负载下的所有数据都是在包含它们的如下命令下测得的：",
 		"Source: %s.": "来源：%s。",

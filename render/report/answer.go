@@ -170,11 +170,13 @@ func (b *builder) capacities() {
 			parts = append(parts, d.M("A search whose high end still meets the bounds found no upper end: raise search.high to measure it."))
 		}
 		b.doc.Add(d.Para{Text: d.Sentences(parts...)})
-		if t, ok := b.probeTable(row); ok {
-			b.doc.Add(t)
-		}
+		// The chart answers where each side crosses the bound; every
+		// probe's figures are folded beside it, for a reader who checks.
 		if ch, ok := b.probeChart(row); ok {
 			b.doc.Add(ch)
+		}
+		if t, ok := b.probeTable(row); ok {
+			b.doc.Add(d.Details{ID: "probes-" + sanitize(row.Profile), InText: true, Summary: d.M("Every probe of the searches"), Blocks: []d.Block{t}})
 		}
 	}
 }
@@ -390,7 +392,7 @@ func (b *builder) probeChart(row decide.ValidationRow) (d.Chart, bool) {
 	lim, _ := bound.Limit()
 	c := d.Chart{ID: "capacity_" + sanitize(row.Profile), Kind: "line", Unit: chartUnit(bound.Metric), YName: name,
 		XName: d.M("Request rate"), XUnit: "req/s", Title: d.M("%s against the request rate, up to the first probe above each capacity", name),
-		Lines: []d.Line{{Name: boundText(bound), Value: chartValue(bound.Metric, lim), Bound: "≤"}}, Tabled: true}
+		Lines: []d.Line{{Name: boundText(bound), Value: chartValue(bound.Metric, lim), Bound: "≤"}}}
 	var rates []float64
 	for _, side := range sidesOf(row.Capacity) {
 		for _, f := range probeFiguresUpTo(side.c, bound.Metric) {

@@ -266,3 +266,78 @@ func (b *builder) engineBuild(kind string) string {
 	}
 	return seen
 }
+
+// loadRuns are every run of key's configuration at its load, as the
+// analysis pools them, in key order.
+func (b *builder) loadRuns(key string) []*record.Record {
+	rs := b.runs[key]
+	if len(rs) == 0 {
+		return nil
+	}
+	lk := rs[0].Trial.LoadKey()
+	var out []*record.Record
+	for _, k := range slices.Sorted(maps.Keys(b.runs)) {
+		if r := b.runs[k]; len(r) > 0 && r[0].Trial.LoadKey() == lk {
+			out = append(out, r...)
+		}
+	}
+	return out
+}
+
+// cardsOf counts runs by the GPUs they ran on (their UUIDs, joined);
+// ok is false when a run does not say.
+func cardsOf(runs []*record.Record) (map[string]int, bool) {
+	out := map[string]int{}
+	for _, r := range runs {
+		var ids []string
+		for _, g := range r.Provenance.GPUs {
+			ids = append(ids, g.UUID)
+		}
+		if len(ids) == 0 || slices.Contains(ids, "") {
+			return nil, false
+		}
+		out[strings.Join(ids, ",")]++
+	}
+	return out, len(out) > 0
+}
+
+// cards says when the two sides of a step's comparison ran on GPUs the
+// other side never used: timings of one GPU model differ from card to
+// card, and that difference is then part of the comparison. nil when
+// both sides share their cards or the records do not name them.
+func (b *builder) cards(ss *schema.Step, st decide.Step) d.Text {
+	c := st.Comparison
+	var ka, kb string
+	for _, o := range withIncumbent(st) {
+		switch o.Variant {
+		case c.A:
+			ka = o.Key
+		case c.B:
+			kb = o.Key
+		}
+	}
+	ca, okA := cardsOf(b.loadRuns(ka))
+	cb, okB := cardsOf(b.loadRuns(kb))
+	if !okA || !okB {
+		return nil
+	}
+	alone := func(x, y map[string]int) (n, all int) {
+		for id, k := range x {
+			all += k
+			if y[id] == 0 {
+				n += k
+			}
+		}
+		return n, all
+	}
+	na, ta := alone(ca, cb)
+	nb, tb := alone(cb, ca)
+	if na == 0 && nb == 0 {
+		return nil
+	}
+	nameA, nameB := b.optionName(ss, c.A), b.optionName(ss, c.B)
+	if st.Incumbent != nil && c.B == st.Incumbent.Variant {
+		nameB = d.M("the current configuration")
+	}
+	return d.M("The two sides did not run on the same GPUs: %d of %d runs of %s and %d of %d of %s ran on a card the other side never used, so the cards' own differences are part of this comparison.", na, ta, nameA, nb, tb, nameB)
+}

@@ -95,6 +95,9 @@ func (b *builder) figures() {
 	if when := b.runDates(); when != nil {
 		t = d.Sentences(t, when)
 	}
+	if n := b.cardCount(); n > 1 {
+		t = d.Sentences(t, d.M("The runs that name their GPU ran on %d cards of this model (told apart by their UUIDs); a step whose two sides ran on different cards says so.", n))
+	}
 	if src := b.s.Source; src != nil {
 		t = d.Sentences(t, d.M("Source: %s.", sourceLink{src}))
 	}
@@ -211,4 +214,24 @@ type sourceLink struct{ src *schema.Source }
 
 func (l sourceLink) In(p *i18n.Printer, f d.Format) string {
 	return f.Link(d.Prose(l.src.Title).In(p, f), l.src.URL.In(p.Lang()))
+}
+
+// cardCount is how many GPUs (sets of them, for a multi-GPU engine) the
+// page's measured runs that name theirs ran on.
+func (b *builder) cardCount() int {
+	var all []*record.Record
+	seen := map[*record.Record]bool{}
+	for _, t := range b.a.Plan.Trials {
+		for _, r := range b.loadRuns(t.Key) {
+			if !seen[r] && r.Provenance.Kind == record.Measured && len(r.Provenance.GPUs) > 0 {
+				seen[r] = true
+				all = append(all, r)
+			}
+		}
+	}
+	cards, ok := cardsOf(all)
+	if !ok {
+		return 0
+	}
+	return len(cards)
 }

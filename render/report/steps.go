@@ -147,6 +147,9 @@ func (b *builder) decision(ss *schema.Step, st decide.Step) {
 			verdict = append(verdict, t)
 		}
 	}
+	if t := b.cards(ss, st); t != nil {
+		verdict = append(verdict, t)
+	}
 	b.doc.Add(d.Para{Text: d.Sentences(append(verdict, b.decisionText(ss, st))...)})
 	if t := b.closeCall(ss, st); t != nil {
 		b.doc.Add(d.Note{Text: t})

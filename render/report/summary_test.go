@@ -135,7 +135,7 @@ func TestTailCharted(t *testing.T) {
 func TestProbeChart(t *testing.T) {
 	s, a := h200Study(t)
 	c := findChart(Build(s, a, nil).Blocks, "capacity_capacity")
-	if c == nil || c.Kind != "line" || len(c.Lines) != 1 || c.Lines[0].Value != 1000 || !c.Tabled {
+	if c == nil || c.Kind != "line" || len(c.Lines) != 1 || c.Lines[0].Value != 1000 {
 		t.Fatalf("probe chart %+v, want P90 TTFT against rate with the 1,000 ms bound", c)
 	}
 	if got := fmt.Sprint(c.Series[0].X); got != "[2 3.125 3.625 4.125 6.25 7.375 7.875]" {
