@@ -91,8 +91,14 @@ func ruSpacing(s string) string {
 	for t := ""; t != s; {
 		t, s = s, ruThousands.ReplaceAllString(s, "$1\u00a0$2")
 	}
-	return ruUnit.ReplaceAllString(s, "$1\u00a0$2$3")
+	return ruCommas.Replace(ruUnit.ReplaceAllString(s, "$1\u00a0$2$3"))
 }
+
+// ruCommas drops the comma that closes a participial phrase where the
+// sentence's own punctuation follows it: a catalog term such as
+// "прогоны, по сути повторяющие друг друга," carries its closing comma,
+// which a verb after it needs and a comma, stop or bracket makes double.
+var ruCommas = strings.NewReplacer(",,", ",", ",.", ".", ",)", ")", ",:", ":", ",;", ";")
 
 var (
 	ruThousands = regexp.MustCompile(`(\d) (\d{3})\b`)
