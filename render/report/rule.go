@@ -90,7 +90,7 @@ func (b *builder) figures() {
 	trials += len(pooled)
 	if trials > 0 && runs > trials {
 		// A warning counts trials; the reader should not think runs lost.
-		t = d.Sentences(t, d.M("Runs of one configuration at one load count as one trial, whichever step made them: %d trials in all.", trials))
+		t = d.Sentences(t, d.M("%d trials: the runs of one configuration at one load, from any step, are one trial.", trials))
 	}
 	if when := b.runDates(); when != nil {
 		t = d.Sentences(t, when)
