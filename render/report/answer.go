@@ -537,34 +537,19 @@ func (b *builder) tailChart(t decide.Tradeoff) (d.Chart, bool) {
 		return d.Chart{}, false
 	}
 	name := d.Cap{Text: MetricName(t.Metric)}
-	c := d.Chart{ID: "tail", Kind: "bar", Unit: chartUnit(t.Metric), YName: name, Title: d.M("%s, baseline and optimized", name)}
-	rows, xs, xname, xunit, scale := b.loadRows()
-	if scale {
-		c.Kind, c.XName, c.XUnit = "line", xname, xunit
-	}
-	base, fin := d.Series{Name: d.M("Baseline"), Reference: true}, d.Series{Name: d.M("Optimized")}
-	seen := flags{}
-	for i, row := range rows {
-		c.Categories = append(c.Categories, ProfileTitle(b.s, row.Profile))
-		for _, side := range []struct {
-			s    *d.Series
-			role string
-		}{{&base, "validate/baseline"}, {&fin, "validate/final"}} {
-			keys := b.roleKeys(side.role, row.Profile)
-			v, ok := b.metricMean(keys, t.Metric)
-			if !ok {
-				v = math.NaN()
-			}
-			side.s.Values = append(side.s.Values, chartValue(t.Metric, v))
-			seen.add(side.s, b.lintCodes(t.Metric, keys...))
-			if scale {
-				side.s.X = append(side.s.X, xs[i])
-			}
+	c := b.sidesChart("tail", d.M("%s, baseline and optimized", name), chartUnit(t.Metric), func(row decide.ValidationRow, base bool) (float64, string) {
+		role := "validate/final"
+		if base {
+			role = "validate/baseline"
 		}
-	}
-	c.Series = []d.Series{base, fin}
-	seen.apply(&c)
-	return c, len(rows) > 1
+		v, ok := b.metricMean(b.roleKeys(role, row.Profile), t.Metric)
+		if !ok {
+			return math.NaN(), t.Metric
+		}
+		return chartValue(t.Metric, v), t.Metric
+	})
+	c.YName = name
+	return c, len(c.Categories) > 1
 }
 
 // medianShift is how much the final raises metric (a median) at every

@@ -188,6 +188,20 @@ func (b *builder) loadRows() (rows []decide.ValidationRow, xs []float64, name d.
 // metric): on a value axis of the load when the profiles are one
 // workload at rising loads, else as grouped bars, one group per load.
 func (b *builder) loadChart(id string, title d.Text, unit string, pick func(decide.ValidationRow) *decide.ValidationRow) d.Chart {
+	return b.sidesChart(id, title, unit, func(row decide.ValidationRow, base bool) (float64, string) {
+		r := pick(row)
+		metric := b.s.Objective.Metric
+		if r != nil {
+			metric = r.Metric
+		}
+		return mean(valOf(r, base), metric), metric
+	})
+}
+
+// sidesChart draws figure, each side's value at a validation row (and
+// the metric whose doubts mark it), for the baseline and the optimized
+// configuration at every validation profile, as loadChart lays it out.
+func (b *builder) sidesChart(id string, title d.Text, unit string, figure func(row decide.ValidationRow, base bool) (float64, string)) d.Chart {
 	c := d.Chart{ID: id, Kind: "bar", Unit: unit, Title: title}
 	rows, xs, xname, xunit, scale := b.loadRows()
 	if scale {
@@ -197,17 +211,12 @@ func (b *builder) loadChart(id string, title d.Text, unit string, pick func(deci
 	seen := flags{}
 	for i, row := range rows {
 		c.Categories = append(c.Categories, ProfileTitle(b.s, row.Profile))
-		r := pick(row)
 		for _, side := range []struct {
 			s    *d.Series
 			role string
-			v    *decide.Value
-		}{{&base, "validate/baseline", valOf(r, true)}, {&fin, "validate/final", valOf(r, false)}} {
-			metric := b.s.Objective.Metric
-			if r != nil {
-				metric = r.Metric
-			}
-			side.s.Values = append(side.s.Values, mean(side.v, metric))
+		}{{&base, "validate/baseline"}, {&fin, "validate/final"}} {
+			v, metric := figure(row, side.role == "validate/baseline")
+			side.s.Values = append(side.s.Values, v)
 			seen.add(side.s, b.lintCodes(metric, b.roleKeys(side.role, row.Profile)...))
 			if scale {
 				side.s.X = append(side.s.X, xs[i])
