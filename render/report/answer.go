@@ -163,6 +163,9 @@ func (b *builder) capacities() {
 				parts = append(parts, t)
 			}
 		}
+		if n := b.probeCards(); n > 1 {
+			parts = append(parts, d.M("The probes ran on %d GPUs: where two rates of one search ran on different cards, the cards' own differences are part of where the bound is crossed.", n))
+		}
 		if c.Final != nil && c.Final.BelowLow || c.Baseline != nil && c.Baseline.BelowLow {
 			parts = append(parts, d.M("A search whose low end already breaks the bounds found no rate that meets them: lower search.low to measure it."))
 		}
@@ -497,7 +500,11 @@ func (b *builder) tradeoffs() {
 		}
 		items = append(items, d.M(key, args...))
 	}
-	b.doc.Add(d.Para{Text: d.M("Trade-offs: the recommended configuration makes these figures worse than the baseline did:")}, d.List{Items: items})
+	head := d.M("Trade-offs: the recommended configuration makes these figures worse than the baseline did:")
+	if _, lean := b.leanLaunch(); lean {
+		head = d.M("Trade-offs: the study's final command, the recommended one with the flags the note above names, makes these figures worse than the baseline did:")
+	}
+	b.doc.Add(d.Para{Text: head}, d.List{Items: items})
 	var after []d.Text
 	switch {
 	case single > 0 && pooled == 0:
@@ -776,4 +783,20 @@ func (b *builder) runMean(keys []string, figure func(*record.Record) (float64, b
 		return 0, false
 	}
 	return sum / float64(n), true
+}
+
+// probeCards is how many GPUs the runs of the searches' probes, both
+// sides', ran on; 0 where a run does not name its GPU.
+func (b *builder) probeCards() int {
+	var runs []*record.Record
+	for _, t := range b.a.Plan.Trials {
+		if t.Spec != nil && t.Spec.Profile.Kind != "concurrency" && (t.HasRole("validate/baseline") || t.HasRole("validate/final")) && b.s.Profiles[t.Profile].Search != nil {
+			runs = append(runs, b.loadRuns(t.Key)...)
+		}
+	}
+	cards, ok := cardsOf(runs)
+	if !ok {
+		return 0
+	}
+	return len(cards)
 }

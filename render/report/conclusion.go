@@ -204,7 +204,7 @@ func (b *builder) baselineHead() d.Text {
 }
 
 func (b *builder) validationTable(pick func(decide.ValidationRow) *decide.ValidationRow) {
-	t := d.Table{Head: []d.Text{d.M("Benchmark case"), b.baselineHead(), d.M("Optimized")}}
+	t := d.Table{Head: []d.Text{d.M("Benchmark case"), b.baselineHead(), b.optimizedName()}}
 	for _, row := range b.measured() {
 		r := pick(row)
 		if r == nil || r.Baseline == nil || r.Final == nil {
@@ -235,7 +235,60 @@ func (b *builder) validationTable(pick func(decide.ValidationRow) *decide.Valida
 
 // validationNotes say what the table's figures can and cannot show:
 // rounding in the sources, derived latency, the noise estimate.
+// optimizedName names the configuration the validation measured: the
+// study's final command, which is not the recommended one where the page
+// recommends it without its noise adoptions.
+func (b *builder) optimizedName() d.Text {
+	if _, lean := b.leanLaunch(); lean {
+		return d.M("Final command")
+	}
+	return d.M("Optimized")
+}
+
+// crossCards names the validation loads at which the baseline's and the
+// final configuration's runs were not on the same GPUs; nil where they
+// were, or the records do not name them.
+func (b *builder) crossCards() d.Text {
+	var loads []d.Text
+	for _, row := range b.measured() {
+		var sides [2]map[string]int
+		ok := true
+		for i, role := range []string{"validate/baseline", "validate/final"} {
+			var runs []*record.Record
+			for _, k := range b.roleKeys(role, row.Profile) {
+				runs = append(runs, b.loadRuns(k)...)
+			}
+			var known bool
+			sides[i], known = cardsOf(runs)
+			ok = ok && known
+		}
+		if ok && !maps.Equal(sides[0], sides[1]) && !sameCards(sides[0], sides[1]) {
+			loads = append(loads, ProfileTitle(b.s, row.Profile))
+		}
+	}
+	if len(loads) == 0 {
+		return nil
+	}
+	return d.M("At %s the baseline's and the optimized configuration's runs were not all on the same GPUs: the cards' own differences are part of those comparisons.", andList(loads))
+}
+
+// sameCards reports whether two sides ran on the same set of GPUs.
+func sameCards(a, b map[string]int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for id := range a {
+		if b[id] == 0 {
+			return false
+		}
+	}
+	return true
+}
+
 func (b *builder) validationNotes() {
+	if t := b.crossCards(); t != nil {
+		b.doc.Add(d.Note{Text: t})
+	}
 	var ranges []d.Text
 	for _, row := range b.measured() {
 		// A range within 1% is less than any run-to-run variation: saying
