@@ -79,10 +79,7 @@ type CapacityRow struct {
 // search runs the bisection of profile prof over the probes among
 // trials, as far as their records go.
 func (d *decider) search(prof schema.Profile, trials []*plan.Trial) plan.Search {
-	byRate := map[float64][]string{}
-	for _, t := range trials {
-		byRate[t.Rate] = append(byRate[t.Rate], t.Key)
-	}
+	byRate := keysByRate(trials)
 	return plan.Bisect(*prof.Search, func(rate float64) (bool, bool) {
 		keys, ok := byRate[rate]
 		if !ok {
@@ -114,10 +111,7 @@ func (d *decider) capacitySide(prof schema.Profile, trials []*plan.Trial) *Capac
 // probeFigures are the figures of every rate among trials that has
 // runs, rates rising.
 func (d *decider) probeFigures(trials []*plan.Trial) []ProbeFigure {
-	byRate := map[float64][]string{}
-	for _, t := range trials {
-		byRate[t.Rate] = append(byRate[t.Rate], t.Key)
-	}
+	byRate := keysByRate(trials)
 	rates := slices.Sorted(maps.Keys(byRate))
 	var out []ProbeFigure
 	for _, rate := range rates {
@@ -225,4 +219,14 @@ func (d *decider) capacityRow(prof schema.Profile, base, fin []*plan.Trial) *Cap
 		row.Final = d.capacitySide(prof, fin)
 	}
 	return row
+}
+
+// keysByRate groups probe trials' keys by their rate: the runs of one
+// rate are one probe.
+func keysByRate(trials []*plan.Trial) map[float64][]string {
+	out := map[float64][]string{}
+	for _, t := range trials {
+		out[t.Rate] = append(out[t.Rate], t.Key)
+	}
+	return out
 }
