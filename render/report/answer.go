@@ -159,7 +159,7 @@ func (b *builder) capacities() {
 				d.M("Each is the highest probe that met the bounds while the server kept up with it (the method says how probes are read)."))
 		}
 		for _, side := range sidesOf(c) {
-			if t := b.searchSide(side.subject, side.role, side.c, prof); t != nil {
+			if t := b.searchSide(side.subject, side.c, prof); t != nil {
 				parts = append(parts, t)
 			}
 		}
@@ -227,7 +227,7 @@ func probeLength(p schema.Profile) d.Text {
 // left unfinished with the run it lacks; then the side's probes, so a
 // reader can size from the rates that passed with room. nil when there
 // is nothing to add.
-func (b *builder) searchSide(name d.Text, role string, c *decide.CapacitySide, p schema.Profile) d.Text {
+func (b *builder) searchSide(name d.Text, c *decide.CapacitySide, p schema.Profile) d.Text {
 	if c == nil || c.Known && len(c.Unsustained) == 0 {
 		return nil
 	}
@@ -250,7 +250,7 @@ func (b *builder) searchSide(name d.Text, role string, c *decide.CapacitySide, p
 		parts = append(parts, d.M("%s also met the bounds at %s req/s, above the %s req/s it completed at most at any fixed concurrency, every slot busy: arrivals that fast build a queue without end, which %s ends too soon to show.",
 			name, andList(above), d.Num{V: most, Prec: 2}, probeLength(p)))
 	}
-	if t := b.unfinished(name, role, c); t != nil {
+	if t := b.unfinished(name, c); t != nil {
 		parts = append(parts, t)
 	}
 	if len(parts) == 0 {
@@ -263,7 +263,7 @@ func (b *builder) searchSide(name d.Text, role string, c *decide.CapacitySide, p
 // at a rate whose first broke a bound in its tail alone (the search
 // confirms such a breach before it moves below the rate), or a probe at
 // a new rate. nil for a finished search.
-func (b *builder) unfinished(name d.Text, role string, c *decide.CapacitySide) d.Text {
+func (b *builder) unfinished(name d.Text, c *decide.CapacitySide) d.Text {
 	if c.Known {
 		return nil
 	}
@@ -397,8 +397,11 @@ func (b *builder) probeChart(row decide.ValidationRow) (d.Chart, bool) {
 		XName: d.M("Request rate"), XUnit: "req/s", Title: d.M("%s against the request rate, up to the first probe above each capacity", name),
 		Lines: []d.Line{{Name: boundText(bound), Value: chartValue(bound.Metric, lim), Bound: "≤"}}}
 	var rates []float64
+	figs := map[string]map[float64]float64{} // by role, then rate
 	for _, side := range sidesOf(row.Capacity) {
+		figs[side.role] = map[float64]float64{}
 		for _, f := range probeFiguresUpTo(side.c, bound.Metric) {
+			figs[side.role][f.Rate] = f.Value
 			if !slices.Contains(rates, f.Rate) {
 				rates = append(rates, f.Rate)
 			}
@@ -411,13 +414,11 @@ func (b *builder) probeChart(row decide.ValidationRow) (d.Chart, bool) {
 	for _, side := range slices.Backward(sidesOf(row.Capacity)) {
 		s := d.Series{Name: side.name, Reference: side.role == "validate/baseline", X: rates}
 		for _, r := range rates {
-			v := math.NaN()
-			for _, f := range probeFiguresUpTo(side.c, bound.Metric) {
-				if f.Rate == r {
-					v = chartValue(bound.Metric, f.Value)
-				}
+			v, ok := figs[side.role][r]
+			if !ok {
+				v = math.NaN()
 			}
-			s.Values = append(s.Values, v)
+			s.Values = append(s.Values, chartValue(bound.Metric, v))
 		}
 		c.Series = append(c.Series, s)
 	}
@@ -501,7 +502,7 @@ func (b *builder) tradeoffs() {
 		items = append(items, d.M(key, args...))
 	}
 	head := d.M("Trade-offs: the recommended configuration makes these figures worse than the baseline did:")
-	if _, lean := b.leanLaunch(); lean {
+	if b.leanOK {
 		head = d.M("Trade-offs: the study's final command, the recommended one with the flags the note above names, makes these figures worse than the baseline did:")
 	}
 	b.doc.Add(d.Para{Text: head}, d.List{Items: items})

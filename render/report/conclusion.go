@@ -43,14 +43,13 @@ func (b *builder) conclusion() {
 	if a.Final.Unmeasured {
 		b.doc.Add(d.Note{Text: d.M("Every run of this configuration failed: the steps chose it, but no measurement shows that it serves. %s lists why each run failed; fix that and run the study again before using this command.", d.Code("servelab analyze"))})
 	}
-	lean, leanOK := b.leanLaunch()
-	if leanOK {
-		b.doc.Add(d.CodeBlock{Lang: "bash", Body: heredocs(lean.Files) + MultiLine(lean.Env, lean.Argv)})
+	if b.leanOK {
+		b.doc.Add(d.CodeBlock{Lang: "bash", Body: heredocs(b.lean.Files) + MultiLine(b.lean.Env, b.lean.Argv)})
 	} else {
 		b.doc.Add(d.CodeBlock{Lang: "bash", Body: heredocs(a.Final.Files) + MultiLine(a.Final.Env, a.Final.Argv)})
 	}
 	b.deployLinks()
-	b.noiseAdoptions(leanOK)
+	b.noiseAdoptions()
 	if localModel(a.Final.Model) {
 		b.doc.Add(d.Note{Text: d.M("The command loads the model file the study measured, %s: put the path of your own %s file of this model in its place. The other settings are what the study measured on its own loads: re-test them where your traffic differs (prompt lengths, concurrency). A file of another precision needs its own test, apart from any the steps above measured.", d.Code(a.Final.Model), d.Lit(strings.ToUpper(b.dtypeOf(a.Final.Model))))})
 	}
@@ -239,7 +238,7 @@ func (b *builder) validationTable(pick func(decide.ValidationRow) *decide.Valida
 // study's final command, which is not the recommended one where the page
 // recommends it without its noise adoptions.
 func (b *builder) optimizedName() d.Text {
-	if _, lean := b.leanLaunch(); lean {
+	if b.leanOK {
 		return d.M("Final command")
 	}
 	return d.M("Optimized")
@@ -262,7 +261,9 @@ func (b *builder) crossCards() d.Text {
 			sides[i], known = cardsOf(runs)
 			ok = ok && known
 		}
-		if ok && !maps.Equal(sides[0], sides[1]) && !sameCards(sides[0], sides[1]) {
+		na, _ := runsAlone(sides[0], sides[1])
+		nb, _ := runsAlone(sides[1], sides[0])
+		if ok && na+nb > 0 {
 			loads = append(loads, ProfileTitle(b.s, row.Profile))
 		}
 	}
@@ -270,19 +271,6 @@ func (b *builder) crossCards() d.Text {
 		return nil
 	}
 	return d.M("At %s the baseline's and the optimized configuration's runs were not all on the same GPUs: the cards' own differences are part of those comparisons.", andList(loads))
-}
-
-// sameCards reports whether two sides ran on the same set of GPUs.
-func sameCards(a, b map[string]int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for id := range a {
-		if b[id] == 0 {
-			return false
-		}
-	}
-	return true
 }
 
 func (b *builder) validationNotes() {
@@ -443,7 +431,7 @@ func localModel(id string) bool {
 // gains under decide.SmallGain, and what the command without them
 // measured where a step ran exactly that. The command printed stays the
 // final one: it is the one measured at every load.
-func (b *builder) noiseAdoptions(recommended bool) {
+func (b *builder) noiseAdoptions() {
 	_, last, ok := decide.Lean(b.s, b.a)
 	if !ok {
 		return
@@ -452,7 +440,7 @@ func (b *builder) noiseAdoptions(recommended bool) {
 	for _, st := range b.a.NoiseSteps() {
 		parts = append(parts, d.Sentences(b.optionName(studyStep(b.s, st.ID), *st.Adopted), d.Paren{Text: pct(st.Comparison.Gain)}))
 	}
-	if recommended {
+	if b.leanOK {
 		// The command above leaves them out; the study's final command,
 		// which every figure below measured, is printed for a reader
 		// who wants them.
@@ -470,12 +458,12 @@ func (b *builder) noiseAdoptions(recommended bool) {
 
 // leanLaunch is the command the page recommends in place of the final
 // one (decide.MeasuredLean), ok false where it recommends the final.
-func (b *builder) leanLaunch() (plan.Launch, bool) {
-	c, _, ok := decide.MeasuredLean(b.s, b.a)
+func leanLaunch(s *schema.Study, a *decide.Analysis) (plan.Launch, bool) {
+	c, _, ok := decide.MeasuredLean(s, a)
 	if !ok {
 		return plan.Launch{}, false
 	}
-	l, err := plan.Command(b.s, c)
+	l, err := plan.Command(s, c)
 	return l, err == nil
 }
 

@@ -27,6 +27,10 @@ type builder struct {
 	// peerGapSaid: the appendix has said that the peer client cannot
 	// repeat a run's workload.
 	peerGapSaid bool
+	// lean is the command the page recommends in place of the final
+	// one, where leanOK (leanLaunch).
+	lean   plan.Launch
+	leanOK bool
 	// peerFirst is the first peer command the appendix printed in full,
 	// with its notes; later runs say how theirs differs.
 	peerFirst, peerNotes []string
@@ -51,6 +55,7 @@ func Build(s *schema.Study, a *decide.Analysis, runs decide.Runs) *d.Doc {
 // build is Build with the trials' start-up settings (nil: none).
 func build(s *schema.Study, a *decide.Analysis, runs decide.Runs, st map[string]*startup.Settings) *d.Doc {
 	b := &builder{s: s, a: a, runs: runs, doc: &d.Doc{ID: s.ID, Title: d.Prose(s.Title)}, warn: map[string][]decide.Warning{}, startup: st}
+	b.lean, b.leanOK = leanLaunch(s, a)
 	for _, w := range a.Warnings {
 		b.warn[w.Key] = append(b.warn[w.Key], w)
 	}
@@ -321,17 +326,8 @@ func (b *builder) cards(ss *schema.Step, st decide.Step) d.Text {
 	if !okA || !okB {
 		return nil
 	}
-	alone := func(x, y map[string]int) (n, all int) {
-		for id, k := range x {
-			all += k
-			if y[id] == 0 {
-				n += k
-			}
-		}
-		return n, all
-	}
-	na, ta := alone(ca, cb)
-	nb, tb := alone(cb, ca)
+	na, ta := runsAlone(ca, cb)
+	nb, tb := runsAlone(cb, ca)
 	if na == 0 && nb == 0 {
 		return nil
 	}
@@ -340,4 +336,15 @@ func (b *builder) cards(ss *schema.Step, st decide.Step) d.Text {
 		nameB = d.M("the current configuration")
 	}
 	return d.M("The two sides did not run on the same GPUs: %d of %d runs of %s and %d of %d of %s ran on a card the other side never used, so the cards' own differences are part of this comparison.", na, ta, nameA, nb, tb, nameB)
+}
+
+// runsAlone counts x's runs on cards y never used, and all of x's runs.
+func runsAlone(x, y map[string]int) (n, all int) {
+	for id, k := range x {
+		all += k
+		if y[id] == 0 {
+			n += k
+		}
+	}
+	return n, all
 }
