@@ -427,10 +427,11 @@ func localModel(id string) bool {
 	return strings.HasSuffix(strings.ToLower(id), ".gguf") || strings.HasPrefix(id, "/") || strings.HasPrefix(id, "./")
 }
 
-// noiseAdoptions names the settings the command carries on single-run
-// gains under decide.SmallGain, and what the command without them
-// measured where a step ran exactly that. The command printed stays the
-// final one: it is the one measured at every load.
+// noiseAdoptions names the settings the study adopted on single-run
+// gains under decide.SmallGain. Where the page recommends the command
+// without them (b.leanOK), it says what that command measured in the
+// step that ran it and prints the final one, which every later figure
+// measured; otherwise it says the printed final command carries them.
 func (b *builder) noiseAdoptions() {
 	_, last, ok := decide.Lean(b.s, b.a)
 	if !ok {
