@@ -240,7 +240,7 @@ func Match(accept string) string {
 var Glossary = []string{
 	"TTFT", "TPOT", "ITL", "E2E", "GPU", "GPUs", "vLLM", "SGLang", "TensorRT-LLM", "ShareGPT", "RPS", "BS",
 	"MTP", "EAGLE", "EAGLE3", "FP8", "BF16", "CUDA", "CUDA graph", "KV", "Torch.compile", "torch.compile",
-	"guidellm", "servelab", "servelab-sim", "NVIDIA", "H100", "H200", "HBM3", "SXM", "TB/s", "GiB",
+	"guidellm", "servelab", "servelab-sim", "NVIDIA", "H100", "H200", "HBM3", "SXM", "TB/s", "GiB", "GB",
 	"tok/s", "req/s", "ms", "s", "P50", "P90", "P95", "P99", "JSON", "Markdown", "HTML", "API",
 	"docker run", "Docker Compose", "Kubernetes", "GPUStack",
 }

@@ -27,8 +27,8 @@ type builder struct {
 	// peerGapSaid: the appendix has said that the peer client cannot
 	// repeat a run's workload.
 	peerGapSaid bool
-	// lean is the command the page recommends in place of the final
-	// one, where leanOK (leanLaunch).
+	// lean is the command the page offers beside the final one, without
+	// its noise adoptions, where leanOK (leanLaunch).
 	lean   plan.Launch
 	leanOK bool
 	// peerFirst is the first peer command the appendix printed in full,
@@ -207,7 +207,8 @@ func (b *builder) setup(k *sink) {
 	k.add(d.List{Items: items})
 	k.h(4, "hardware", d.M("Hardware"))
 	h := s.Hardware
-	k.add(d.Para{Text: d.M("%s × %s: %s, %s memory bandwidth", d.Lit(itoa(h.Count)), d.Lit(h.GPU), d.Num{V: h.MemoryGiB, Prec: -1, Unit: "GiB"}, d.Num{V: h.BandwidthTBs, Prec: -1, Unit: "TB/s"})})
+	// The GPU table holds the vendors' datasheet figures, given in GB.
+	k.add(d.Para{Text: d.M("%s × %s: %s, %s memory bandwidth", d.Lit(itoa(h.Count)), d.Lit(h.GPU), d.Num{V: h.MemoryGiB, Prec: -1, Unit: "GB"}, d.Num{V: h.BandwidthTBs, Prec: -1, Unit: "TB/s"})})
 	k.h(4, "engines", d.M("Engine versions"))
 	var engines []d.Text
 	for _, name := range slices.Sorted(maps.Keys(s.Engines)) {
