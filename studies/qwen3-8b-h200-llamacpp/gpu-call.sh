@@ -15,6 +15,8 @@ G=$(cd "$(dirname "$0")" && pwd)
 export W=${W:-/root/servelab-work}
 export QUANTS=${QUANTS-q8_0:Q8_0}
 t0=$(date +%s)
+# The checks after the study stop starting runs this close to the limit.
+[[ -n ${CALL_LIMIT:-} ]] && export CHECK_END=$((t0 + CALL_LIMIT - ${PACK_S:-20}))
 m=$W/study/models
 # servelab travels xz-compressed (the carry limit is 64 MiB).
 if [[ -f $G/servelab.xz && ! -x $G/servelab ]]; then

@@ -32,7 +32,7 @@ t0=$(date +%s)
 stamp() { echo "== $(date -u +%H:%M:%S) (+$(($(date +%s) - t0)) s) $*"; }
 pack() {
 	(cd "$W/study" && for d in results/*/; do [[ -e $REPO/$d ]] || echo "$d"; done >new-dirs.txt
-		tar -czf "$OUT/records.tar.gz" -T new-dirs.txt fallback extra clocks analyze.txt analyze.json plan.txt final-server.log final-check.txt 2>/dev/null)
+		tar -czf "$OUT/records.tar.gz" -T new-dirs.txt fallback extra clocks ab probes analyze.txt analyze.json plan.txt final-server.log final-check.txt 2>/dev/null)
 	ls -l "$OUT"
 }
 trap pack EXIT
@@ -74,6 +74,7 @@ settings() { grep -E ' I (srv +llama_server: --kv-unified|srv +load_model: (load
 # serve CMD LOG: starts CMD as printed, on the check's port, and waits
 # for its health.
 serve() {
+	local i
 	bash -c "exec $1 --host 127.0.0.1 --port 18123" >"$2" 2>&1 &
 	pid=$!
 	for i in $(seq 1 180); do
@@ -85,6 +86,7 @@ serve() {
 # bench_c8 NAME: BENCH_RUNS runs of the study's c8 profile (200 requests
 # of 256 random tokens in and 64 out, 4 warm-up, seed 1) against :18123.
 bench_c8() {
+	local r
 	for r in $(seq 1 "${BENCH_RUNS:-3}"); do
 		"$G/servelab" bench --target http://127.0.0.1:18123 --model models/qwen3-8b-random-f16.gguf \
 			--kind concurrency --concurrency 8 --requests 200 --warmup 4 --random 256,64 \
@@ -116,14 +118,14 @@ if [[ -s settings-final.txt ]] && diff settings-run.txt settings-final.txt >>fin
 else
 	echo "DIFFERENT: the printed command's server differs from the run's (diff above)" | tee -a final-check.txt
 fi
-# bench_rate NAME RATE: one Poisson run of 30 s at RATE req/s, the
-# capacity search's probe shape (256 tokens in, 64 out, seed 1).
+# bench_rate NAME RATE [S]: one Poisson run of S (30) s at RATE req/s, the
+# capacity search's probe shape (256 tokens in, 64 out; seed SEED, 1).
 bench_rate() {
 	local n
 	n=$(awk -v r="$2" -v s="${3:-30}" 'BEGIN{printf "%d", r * s}')
 	"$G/servelab" bench --target http://127.0.0.1:18123 --model models/qwen3-8b-random-f16.gguf \
 		--kind poisson --rate "$2" --requests "$n" --warmup 4 --random 256,64 \
-		--api completions --ignore-eos --seed 1 --timeout 120s -o "${DIR:-extra}/$1-rate$2.json" 2>&1 | tail -3
+		--api completions --ignore-eos --seed "${SEED:-1}" --timeout 120s -o "${DIR:-extra}/$1-rate$2.json" 2>&1 | tail -3
 }
 # clocks_check CMD: the slower decode under light Poisson load. The
 # printed command with --parallel 8, 4 and 1, each one Poisson run at
@@ -170,6 +172,59 @@ extra_check() {
 	done
 	stamp "extra measured"
 }
+# room SECONDS: whether the call has that much time left (CHECK_END, set
+# by gpu-call.sh from the device's limit, less the packing).
+room() { (($(date +%s) + $1 <= ${CHECK_END:-9999999999})); }
+# ab_check CMD: the host cache at 8 slots, all on one card. AB_ROUNDS
+# rounds; in each, CMD (--cache-ram 0), the default --cache-ram 8192 and
+# --cache-ram 8192 --no-cache-idle-slots are each launched fresh, sent one
+# run of the c8 load and stopped, the order rotated a place a round so
+# that no setting always follows the same other one.
+ab_check() {
+	mkdir -p ab
+	nvidia-smi --query-gpu=uuid,name,clocks.max.sm --format=csv,noheader >>ab/check.txt
+	local names=(cache-ram-0 cache-ram-8192 no-idle-slots) r i which c
+	for r in $(seq 1 "${AB_ROUNDS:-4}"); do
+		for i in 0 1 2; do
+			which=${names[$(((i + r - 1) % 3))]}
+			[[ -s ab/$which-r$r-c8-1.json ]] && continue
+			room 80 || { stamp "ab: no time left for $which round $r"; return 0; }
+			c=$1
+			case $which in
+			cache-ram-8192) c=${1/--cache-ram 0/--cache-ram 8192} ;;
+			no-idle-slots) c=${1/--cache-ram 0/--cache-ram 8192 --no-cache-idle-slots} ;;
+			esac
+			echo "$which round $r: $c" >>ab/check.txt
+			stamp "ab $which round $r: launch and bench"
+			serve "$c" "ab/$which-r$r-server.log" || { stamp "$which did not start"; kill "$pid"; continue; }
+			DIR=ab BENCH_RUNS=1 bench_c8 "$which-r$r"
+			kill "$pid"; wait "$pid"
+		done
+	done
+	stamp "ab measured"
+}
+# probe_check CMD: capacity probes of PROBE_S (120) seconds, four times the
+# search's, each on a fresh launch, alternating the printed command and
+# the baseline (the study's baseline launch: no --parallel, no
+# --cache-ram) over PROBES (side:rate pairs, each as often as listed).
+probe_check() {
+	mkdir -p probes
+	nvidia-smi --query-gpu=uuid,name --format=csv,noheader >>probes/check.txt
+	local base=${1/ --parallel 8 --cache-ram 0/} p side rate c n=0 s=${PROBE_S:-120}
+	for p in ${PROBES:-final:7.875 baseline:4.125 final:7.375 baseline:3.625 final:7.875 baseline:4.125 final:7.375 baseline:3.625}; do
+		side=${p%%:*} rate=${p#*:} n=$((n + 1))
+		[[ -s probes/$side-$n-rate$rate.json ]] && continue
+		room $((s + 40)) || { stamp "probes: no time left for $p"; return 0; }
+		c=$1
+		[[ $side == baseline ]] && c=$base
+		echo "$side-$n: $c (rate $rate, $s s)" >>probes/check.txt
+		stamp "probe $side $rate ($n): launch and bench"
+		serve "$c" "probes/$side-$n-server.log" || { stamp "$side did not start"; kill "$pid"; continue; }
+		DIR=probes SEED=$n bench_rate "$side-$n" "$rate" "$s"
+		kill "$pid"; wait "$pid"
+	done
+	stamp "probes measured"
+}
 # Only once the study is complete: a cut-off run's final may still change.
 # A warm machine's second call keeps what the first measured.
 if [[ ${FALLBACK:-1} == 1 && $rc == 0 && ! -s fallback/printed-c8-${BENCH_RUNS:-3}.json ]]; then
@@ -177,4 +232,6 @@ if [[ ${FALLBACK:-1} == 1 && $rc == 0 && ! -s fallback/printed-c8-${BENCH_RUNS:-
 fi
 [[ ${EXTRA:-1} == 1 && $rc == 0 && ! -s extra/idle-slots-c8-${BENCH_RUNS:-3}.json ]] && extra_check "$cmd"
 [[ ${CLOCKS:-1} == 1 && $rc == 0 && ! -s clocks/check.txt ]] && clocks_check "$cmd"
+[[ ${AB:-0} == 1 && $rc == 0 ]] && ab_check "$cmd"
+[[ ${PROBE:-0} == 1 && $rc == 0 ]] && probe_check "$cmd"
 stamp "call 2 done"
