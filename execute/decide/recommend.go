@@ -25,20 +25,24 @@ func (a *Analysis) NoiseSteps() []Step {
 }
 
 // Recommended is the configuration a study recommends; nil while the
-// study is undecided. It is the final configuration, which the
-// validation measured at every load. A leaner command without the
-// settings adopted on noise-level gains (MeasuredLean) is offered beside
-// it, not in its place: the step that ran it measured one load only.
+// study is undecided. It is the final configuration less the settings
+// adopted on noise-level gains (NoiseSteps) where a step measured the
+// command without them (MeasuredLean): a setting one run cannot tell
+// from noise is offered beside the command, not put inside it; else
+// the final configuration, which the validation measured at every load.
 func (a *Analysis) Recommended(s *schema.Study) *plan.Config {
 	if a.Final == nil || a.Plan == nil {
 		return nil
+	}
+	if c, _, ok := MeasuredLean(s, a); ok {
+		return &c
 	}
 	return a.Plan.Final
 }
 
 // MeasuredLean is Lean where every noise step came after the last step
 // it keeps, so that the option that step adopted ran exactly the lean
-// configuration: a command a page offers is always one some run made.
+// configuration: a recommendation is always a command some run made.
 func MeasuredLean(s *schema.Study, a *Analysis) (c plan.Config, last string, ok bool) {
 	c, last, ok = Lean(s, a)
 	if !ok {

@@ -207,7 +207,7 @@ func (b *builder) sidesChart(id string, title d.Text, unit string, figure func(r
 	if scale {
 		c.Kind, c.XName, c.XUnit = "line", xname, xunit
 	}
-	base, fin := d.Series{Name: d.M("Baseline"), Reference: true}, d.Series{Name: d.M("Optimized")}
+	base, fin := d.Series{Name: d.M("Baseline"), Reference: true}, d.Series{Name: b.optimizedName()}
 	seen := flags{}
 	for i, row := range rows {
 		c.Categories = append(c.Categories, ProfileTitle(b.s, row.Profile))

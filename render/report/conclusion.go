@@ -43,7 +43,11 @@ func (b *builder) conclusion() {
 	if a.Final.Unmeasured {
 		b.doc.Add(d.Note{Text: d.M("Every run of this configuration failed: the steps chose it, but no measurement shows that it serves. %s lists why each run failed; fix that and run the study again before using this command.", d.Code("servelab analyze"))})
 	}
-	b.doc.Add(d.CodeBlock{Lang: "bash", Body: heredocs(a.Final.Files) + MultiLine(a.Final.Env, a.Final.Argv)})
+	if b.leanOK {
+		b.doc.Add(d.CodeBlock{Lang: "bash", Body: heredocs(b.lean.Files) + MultiLine(b.lean.Env, b.lean.Argv)})
+	} else {
+		b.doc.Add(d.CodeBlock{Lang: "bash", Body: heredocs(a.Final.Files) + MultiLine(a.Final.Env, a.Final.Argv)})
+	}
 	b.deployLinks()
 	b.noiseAdoptions()
 	if localModel(a.Final.Model) {
@@ -199,7 +203,7 @@ func (b *builder) baselineHead() d.Text {
 }
 
 func (b *builder) validationTable(pick func(decide.ValidationRow) *decide.ValidationRow) {
-	t := d.Table{Head: []d.Text{d.M("Benchmark case"), b.baselineHead(), d.M("Optimized")}}
+	t := d.Table{Head: []d.Text{d.M("Benchmark case"), b.baselineHead(), b.optimizedName()}}
 	for _, row := range b.measured() {
 		r := pick(row)
 		if r == nil || r.Baseline == nil || r.Final == nil {
@@ -230,6 +234,16 @@ func (b *builder) validationTable(pick func(decide.ValidationRow) *decide.Valida
 
 // validationNotes say what the table's figures can and cannot show:
 // rounding in the sources, derived latency, the noise estimate.
+// optimizedName names the configuration the validation measured: the
+// study's final command, which is not the recommended one where the page
+// recommends it without its noise adoptions.
+func (b *builder) optimizedName() d.Text {
+	if b.leanOK {
+		return d.M("Final command")
+	}
+	return d.M("Optimized")
+}
+
 // crossCards names the validation loads at which the baseline's and the
 // final configuration's runs were not on the same GPUs; nil where they
 // were, or the records do not name them.
@@ -414,10 +428,10 @@ func localModel(id string) bool {
 }
 
 // noiseAdoptions names the settings the study adopted on single-run
-// gains under decide.SmallGain, which the printed final command carries.
-// Where a step measured the command without them (b.leanOK), it says
-// what that command measured there and prints it beside the final one:
-// a reader who cannot use one of the settings has a measured command.
+// gains under decide.SmallGain. Where the page recommends the command
+// without them (b.leanOK), it says what that command measured in the
+// step that ran it and prints the final one, which every later figure
+// measured; otherwise it says the printed final command carries them.
 func (b *builder) noiseAdoptions() {
 	_, last, ok := decide.Lean(b.s, b.a)
 	if !ok {
@@ -427,26 +441,24 @@ func (b *builder) noiseAdoptions() {
 	for _, st := range b.a.NoiseSteps() {
 		parts = append(parts, d.Sentences(b.optionName(studyStep(b.s, st.ID), *st.Adopted), d.Paren{Text: pct(st.Comparison.Gain)}))
 	}
+	if b.leanOK {
+		// The command above leaves them out; the study's final command,
+		// which every figure below measured, is printed for a reader
+		// who wants them.
+		key := "%s: the study's rule (minimum gain %s) also adopted these, each on a single run, for gains under 3%%, which one run cannot tell from run-to-run variation. The command above leaves them out; every figure below, at every load, was measured with them, in this command:"
+		b.doc.Add(d.Note{Text: d.Sentences(b.alone(last), d.M(key, andList(parts), pct(b.s.Objective.MinGain)))})
+		b.doc.Add(d.CodeBlock{Lang: "bash", Body: heredocs(b.a.Final.Files) + MultiLine(b.a.Final.Env, b.a.Final.Argv)})
+		return
+	}
 	key := "%s were adopted on single runs, by the study's rule (minimum gain %s), for gains under 3%%, which one run cannot tell from run-to-run variation; every figure below was measured with them."
 	if len(parts) == 1 {
 		key = "%s was adopted on a single run, by the study's rule (minimum gain %s), for a gain under 3%%, which one run cannot tell from run-to-run variation; every figure below was measured with it."
 	}
-	said := d.M(key, andList(parts), pct(b.s.Objective.MinGain))
-	if !b.leanOK {
-		b.doc.Add(d.Note{Text: said})
-		return
-	}
-	alone := b.alone(last)
-	if alone == nil {
-		b.doc.Add(d.Note{Text: said})
-		return
-	}
-	b.doc.Add(d.Note{Text: d.Sentences(said, alone)})
-	b.doc.Add(d.CodeBlock{Lang: "bash", Body: heredocs(b.lean.Files) + MultiLine(b.lean.Env, b.lean.Argv)})
+	b.doc.Add(d.Note{Text: d.M(key, andList(parts), pct(b.s.Objective.MinGain))})
 }
 
-// leanLaunch is the command the page offers beside the final one
-// (decide.MeasuredLean), ok false where there is none.
+// leanLaunch is the command the page recommends in place of the final
+// one (decide.MeasuredLean), ok false where it recommends the final.
 func leanLaunch(s *schema.Study, a *decide.Analysis) (plan.Launch, bool) {
 	c, _, ok := decide.MeasuredLean(s, a)
 	if !ok {
@@ -474,7 +486,7 @@ func (b *builder) alone(last string) d.Text {
 			if decide.Lower(m) {
 				ratio = row.Baseline.Mean / c.ValueA
 			}
-			return d.M("Without them, the command below is the one the %[2]s step measured, at %[1]s only: %[3]s %[4]s against %[5]s for the baseline, %[6]s.", ProfileTitle(b.s, at), d.Prose(studyStep(b.s, last).Title), MetricName(m), value(m, c.ValueA), value(m, row.Baseline.Mean), RatioText(m, ratio))
+			return d.M("This is the command the %[2]s step measured, at %[1]s only: %[3]s %[4]s against %[5]s for the baseline, %[6]s.", ProfileTitle(b.s, at), d.Prose(studyStep(b.s, last).Title), MetricName(m), value(m, c.ValueA), value(m, row.Baseline.Mean), RatioText(m, ratio))
 		}
 	}
 	return nil

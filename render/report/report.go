@@ -27,8 +27,8 @@ type builder struct {
 	// peerGapSaid: the appendix has said that the peer client cannot
 	// repeat a run's workload.
 	peerGapSaid bool
-	// lean is the command the page offers beside the final one, without
-	// its noise adoptions, where leanOK (leanLaunch).
+	// lean is the command the page recommends in place of the final
+	// one, where leanOK (leanLaunch).
 	lean   plan.Launch
 	leanOK bool
 	// peerFirst is the first peer command the appendix printed in full,
