@@ -217,8 +217,9 @@ func (t Prose) In(p *i18n.Printer, f Format) string {
 }
 
 // flagInProse is a run of command-line flags in running text, after a
-// space, an opening bracket or quote, a comma or at the start.
-var flagInProse = regexp.MustCompile(`(?:^|[\s(（“«'，、：；])(` + oneFlag + `(?: ` + oneFlag + `)*)`)
+// space, an opening bracket or quote, a comma, a colon, a full stop or
+// at the start.
+var flagInProse = regexp.MustCompile(`(?:^|[\s(（“«'，、：；。])(` + oneFlag + `(?: ` + oneFlag + `)*)`)
 
 // oneFlag is a flag and its value: a number, a common word, a name
 // with a digit (qwen3, q8_0), or ASCII text joined by "=" (a value

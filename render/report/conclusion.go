@@ -264,11 +264,14 @@ func (b *builder) crossCards() d.Text {
 		na, _ := runsAlone(sides[0], sides[1])
 		nb, _ := runsAlone(sides[1], sides[0])
 		if ok && na+nb > 0 {
-			loads = append(loads, ProfileTitle(b.s, row.Profile))
+			loads = append(loads, d.M("“%s”", ProfileTitle(b.s, row.Profile)))
 		}
 	}
 	if len(loads) == 0 {
 		return nil
+	}
+	if len(loads) == 1 {
+		return d.M("At %s the baseline's and the optimized configuration's runs were not all on the same GPUs: the cards' own differences are part of that comparison.", loads[0])
 	}
 	return d.M("At %s the baseline's and the optimized configuration's runs were not all on the same GPUs: the cards' own differences are part of those comparisons.", andList(loads))
 }
