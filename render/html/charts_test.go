@@ -89,7 +89,8 @@ func TestWrapLabel(t *testing.T) {
 		{"选择推理引擎", 40, []string{"选择推", "理引擎"}},
 		{"tengyunw-4-4-16", 30, []string{"tengyunw-4-4-16"}},
 		{"共享前缀（并发 8）", 200, []string{"共享前缀（并发 8）"}},
-		{"并发 1 下的基线", 40, []string{"并发 1", "下的基", "线"}},
+		{"并发 1 下的基线", 40, []string{"并发 1", "下的", "基线"}},
+		{"8 个槽位下的主机内存提示缓存", 160, []string{"8 个槽位下的主机内存", "提示缓存"}},
 	} {
 		if got := wrapLabel(c.in, c.width); strings.Join(got, "|") != strings.Join(c.want, "|") {
 			t.Errorf("wrapLabel(%q, %v) = %q, want %q", c.in, c.width, got, c.want)

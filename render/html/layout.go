@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Charts are laid out here, in Go, for the width a chart has on a page
@@ -71,8 +72,41 @@ func wrapLabel(s string, width float64) []string {
 			line = next
 		}
 		out = append(out, line)
+		if n := len(out); n > 1 && out[n-2] != "" {
+			out[n-2], out[n-1] = evenTail(out[n-2], out[n-1], width)
+		}
 	}
 	return out
+}
+
+// evenTail gives a last line of one or two wide characters company:
+// it moves wide characters from the end of prev to the start of last,
+// up to four on the last line and keeping two on prev, while last fits
+// width. A Chinese label then ends "…主机内存\n提示缓存", not "…主机内存
+// 提示\n缓存", which reads as a compound cut in two.
+func evenTail(prev, last string, width float64) (string, string) {
+	if utf8.RuneCountInString(last) > 2 || !allWide(last) {
+		return prev, last
+	}
+	for utf8.RuneCountInString(last) < 4 {
+		r, size := utf8.DecodeLastRuneInString(prev)
+		p, l := prev[:len(prev)-size], string(r)+last
+		if !wide(r) || utf8.RuneCountInString(p) < 2 || textWidth(l) > width {
+			break
+		}
+		prev, last = p, l
+	}
+	return prev, last
+}
+
+// allWide reports whether every character of s is wide.
+func allWide(s string) bool {
+	for _, r := range s {
+		if !wide(r) {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // tokens splits s into words and single wide characters, each with the
