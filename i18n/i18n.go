@@ -242,7 +242,7 @@ var Glossary = []string{
 	"MTP", "EAGLE", "EAGLE3", "FP8", "BF16", "CUDA", "CUDA graph", "KV", "Torch.compile", "torch.compile",
 	"guidellm", "servelab", "servelab-sim", "NVIDIA", "H100", "H200", "HBM3", "SXM", "TB/s", "GiB", "GB",
 	"tok/s", "req/s", "ms", "s", "P50", "P90", "P95", "P99", "JSON", "Markdown", "HTML", "API",
-	"docker run", "Docker Compose", "Kubernetes", "GPUStack",
+	"docker run", "Docker Compose", "Kubernetes", "GPUStack", "flashinfer",
 }
 
 // NewList returns the printers of a comma-separated list of languages.
