@@ -19,7 +19,7 @@ var _ = register(Language{
 		"%d trials: the runs of one configuration at one load, from any step, are one trial.":                                                                                                                                                                                       "共 %d 个试验：同一配置在同一负载下的运行，无论出自哪一步，都算一个试验。",
 		"Every probe of the searches": "搜索的全部探测",
 		"The runs that name their GPU ran on %d cards of this model (told apart by their UUIDs); a step whose two sides ran on different cards says so.":                                         "有 GPU 记录的运行共用到 %d 块同型号的卡（按 UUID 区分）；如果某一步比较的两侧运行在不同的卡上，该步会注明。",
-		"The two sides did not run on the same GPUs: %d of %d runs of %s and %d of %d of %s ran on a card the other side never used, so the cards' own differences are part of this comparison.": "比较双方并非运行在同一批 GPU 上：%[3]s 的 %[2]d 次运行中有 %[1]d 次、%[6]s 的 %[5]d 次运行中有 %[4]d 次用的卡，另一方从未用过，因此卡间差异也混入了这一比较。",
+		"The two sides did not run on the same GPUs: %d of %d runs of %s and %d of %d of %s ran on a card the other side never used, so the cards' own differences are part of this comparison.": "比较双方并非运行在同一批 GPU 上：%[3]s 有 %[1]d/%[2]d 次运行、%[6]s 有 %[4]d/%[5]d 次运行用的是对方从未用过的卡，因此卡间差异也混入了这一比较。",
 		"Source: %s.": "来源：%s。",
 		"%s against the request rate, up to the first probe above each capacity":                                                                                                           "%s 随请求速率的变化（至各自容量之上的第一个探测点）",
 		"No comparison in this study has an interval, so every gain above %s was adopted, also one within run-to-run variation; each step says how its gain compares with that variation.": "本研究中没有任何比较有置信区间，因此凡是超过 %s 的收益都被采用，包括处于运行间波动范围内的收益；每一步都说明了其收益与这种波动相比如何。",
