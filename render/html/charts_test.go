@@ -198,6 +198,37 @@ func TestParetoPanels(t *testing.T) {
 	}
 }
 
+// A flagged Pareto point is drawn hollow even where its label has no
+// free place: points that all but coincide lose their labels, not the
+// mark that calls their figures into question.
+func TestParetoFlaggedUnlabelledIsHollow(t *testing.T) {
+	var pts []d.Point
+	for _, l := range []string{"first configuration", "second configuration", "third configuration", "fourth configuration"} {
+		pts = append(pts, d.Point{Label: d.Lit(l), X: 500, Y: 100, Flagged: true})
+	}
+	c := d.Chart{ID: "p", Kind: "pareto", Title: d.Lit("t"), XName: d.Lit("per GPU"), YName: d.Lit("per user"), Panels: []d.Panel{{Title: d.Lit("c8"), Points: pts}}}
+	opt, _ := mustOption(t, c)
+	hidden, items := 0, 0
+	for _, s := range opt["series"].([]any) {
+		for _, item := range s.(map[string]any)["data"].([]any) {
+			m, ok := item.(map[string]any)
+			if !ok || m["name"] == nil {
+				continue
+			}
+			items++
+			if l, _ := m["label"].(map[string]any); l["show"] == false {
+				hidden++
+			}
+			if m["symbol"] != "emptyCircle" {
+				t.Errorf("flagged point %v is not hollow", m["name"])
+			}
+		}
+	}
+	if items != len(pts) || hidden == 0 {
+		t.Fatalf("%d points, %d without a label: the test needs a point with no place", items, hidden)
+	}
+}
+
 // Each flag of a code span stays on one line with its value; a span of
 // several flags breaks between them, and a long JSON value may wrap.
 func TestFlagSpans(t *testing.T) {

@@ -66,11 +66,13 @@ func panelSeries(panel d.Panel, i, panels int, front, dom string, p *i18n.Printe
 	for n, pt := range panel.Points {
 		item := map[string]any{"name": d.String(pt.Label, p), "value": []any{val(pt.X), val(pt.Y)},
 			"label": map[string]any{"position": places[n].side, "distance": places[n].distance}}
-		if places[n].side == "" {
-			item["label"] = map[string]any{"show": false}
-		} else if pt.Flagged {
+		// A flagged point is hollow whether or not its label has a place.
+		if pt.Flagged {
 			item["symbol"] = "emptyCircle"
 			item["label"].(map[string]any)["formatter"] = "{b} (!)"
+		}
+		if places[n].side == "" {
+			item["label"] = map[string]any{"show": false}
 		}
 		if pt.Frontier {
 			top, frontier = append(top, item), append(frontier, pt)
