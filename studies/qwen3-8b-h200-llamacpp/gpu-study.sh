@@ -179,7 +179,7 @@ room() { (($(date +%s) + $1 <= ${CHECK_END:-9999999999})); }
 # rounds; in each, CMD (--cache-ram 0), the default --cache-ram 8192 and
 # --cache-ram 8192 --no-cache-idle-slots are each launched fresh, sent one
 # run of the c8 load and stopped, the order rotated a place a round so
-# that no setting always follows the same other one.
+# that each setting takes each place in a round in turn.
 ab_check() {
 	mkdir -p ab
 	nvidia-smi --query-gpu=uuid,name,clocks.max.sm --format=csv,noheader >>ab/check.txt
